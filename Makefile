@@ -1,0 +1,45 @@
+# User Records Service. `make run` and `make test` each install what is missing first.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# Development credentials for `make run` only; real deployments set their own (see README).
+BASIC_AUTH_USERNAME ?= admin
+BASIC_AUTH_PASSWORD ?= dev-password
+PORT ?= 3000
+DATABASE_URL ?= sqlite:./data/users.sqlite
+
+INSTALLED := node_modules/.installed
+JEST_FLAGS ?=
+
+.PHONY: help install generate check-generated typecheck build run test unit component clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+
+$(INSTALLED): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: $(INSTALLED) ## Install dependencies (npm ci) when package-lock.json changed
+
+generate: $(INSTALLED) ## Regenerate generated/ from openapi/user-records.yaml
+	scripts/generate.sh generated
+
+check-generated: $(INSTALLED) ## Fail when generated/ differs from what the contract generates
+	scripts/check-generated.sh
+
+typecheck: $(INSTALLED) ## Strict type check of everything (tsc --noEmit)
+	node_modules/.bin/tsc --noEmit
+
+build: $(INSTALLED) ## Compile the server to dist/
+	npm run build --silent
+
+run: build ## Start the server on SQLite with demo data (http://127.0.0.1:3000)
+	BASIC_AUTH_USERNAME='$(BASIC_AUTH_USERNAME)' BASIC_AUTH_PASSWORD='$(BASIC_AUTH_PASSWORD)' \
+	PORT='$(PORT)' DATABASE_URL='$(DATABASE_URL)' npm start --silent
+
+test: check-generated typecheck ## Every check: generated code, types, unit and component tests
+	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
+
+clean: ## Remove build output and local databases
+	rm -rf dist data .tools

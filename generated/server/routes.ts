@@ -1,0 +1,269 @@
+// Generated from openapi/user-records.yaml by `make generate` (openapi-generator, openapi/templates/).
+// Do not edit: change the contract or the template and regenerate.
+import type { operations } from '../api.js';
+
+/** The name of every operation in the contract. */
+export type OperationId = keyof operations;
+
+/** HTTP methods the contract uses. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+/** One operation of the contract as the HTTP layer binds it. */
+export interface RouteDefinition {
+  readonly operationId: OperationId;
+  readonly method: HttpMethod;
+  /** Path template as written in the contract, e.g. `/users/{id}`. */
+  readonly path: string;
+  readonly pathParams: readonly string[];
+  readonly queryParams: readonly string[];
+  readonly hasBody: boolean;
+  /** Names of the security schemes that guard the operation; empty when it is public. */
+  readonly security: readonly string[];
+}
+
+/** Every operation of the contract, in the contract's order of tags and paths. */
+export const routes = [
+  {
+    operationId: 'getDemoProtectedResource',
+    method: 'GET',
+    path: '/api/protected-resource',
+    pathParams: [],
+    queryParams: [],
+    hasBody: false,
+    security: ['basic'],
+  },
+  {
+    operationId: 'getProtectedResource',
+    method: 'GET',
+    path: '/protected-resource',
+    pathParams: [],
+    queryParams: [],
+    hasBody: false,
+    security: ['basic'],
+  },
+  {
+    operationId: 'createDemoUser',
+    method: 'POST',
+    path: '/api/users',
+    pathParams: [],
+    queryParams: [],
+    hasBody: true,
+    security: [],
+  },
+  {
+    operationId: 'deleteDemoUser',
+    method: 'DELETE',
+    path: '/api/users/{id}',
+    pathParams: ['id'],
+    queryParams: [],
+    hasBody: false,
+    security: [],
+  },
+  {
+    operationId: 'getDemoUser',
+    method: 'GET',
+    path: '/api/users/{id}',
+    pathParams: ['id'],
+    queryParams: [],
+    hasBody: false,
+    security: [],
+  },
+  {
+    operationId: 'listDemoUsers',
+    method: 'GET',
+    path: '/api/users',
+    pathParams: [],
+    queryParams: ['page', 'per_page'],
+    hasBody: false,
+    security: [],
+  },
+  {
+    operationId: 'replaceDemoUser',
+    method: 'PUT',
+    path: '/api/users/{id}',
+    pathParams: ['id'],
+    queryParams: [],
+    hasBody: true,
+    security: [],
+  },
+  {
+    operationId: 'createUser',
+    method: 'POST',
+    path: '/users',
+    pathParams: [],
+    queryParams: [],
+    hasBody: true,
+    security: [],
+  },
+  {
+    operationId: 'deleteUser',
+    method: 'DELETE',
+    path: '/users/{id}',
+    pathParams: ['id'],
+    queryParams: [],
+    hasBody: false,
+    security: [],
+  },
+  {
+    operationId: 'getUser',
+    method: 'GET',
+    path: '/users/{id}',
+    pathParams: ['id'],
+    queryParams: [],
+    hasBody: false,
+    security: [],
+  },
+  {
+    operationId: 'listUsers',
+    method: 'GET',
+    path: '/users',
+    pathParams: [],
+    queryParams: [],
+    hasBody: false,
+    security: [],
+  },
+  {
+    operationId: 'replaceUser',
+    method: 'PUT',
+    path: '/users/{id}',
+    pathParams: ['id'],
+    queryParams: [],
+    hasBody: true,
+    security: [],
+  },
+] as const satisfies readonly RouteDefinition[];
+
+/** Operations that require credentials. */
+export type SecuredOperationId = Extract<(typeof routes)[number], { security: readonly [string, ...string[]] }>['operationId'];
+
+/** Query parameters the contract gives a default: always present once a request is validated. */
+export interface DefaultedQueryParams {
+  getDemoProtectedResource: never;
+  getProtectedResource: never;
+  createDemoUser: never;
+  deleteDemoUser: never;
+  getDemoUser: never;
+  listDemoUsers: 'page' | 'per_page' | never;
+  replaceDemoUser: never;
+  createUser: never;
+  deleteUser: never;
+  getUser: never;
+  listUsers: never;
+  replaceUser: never;
+}
+
+type Defined<T> = [T] extends [undefined] ? Record<string, never> : Exclude<T, undefined>;
+type WithRequired<T, K extends PropertyKey> = T & { [P in K & keyof T]-?: Exclude<T[P], undefined> };
+type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
+
+/** The identity established by a security scheme. */
+export interface Principal {
+  readonly username: string;
+}
+
+/** What a handler receives: validated and coerced parameters and body. */
+export interface RequestOf<Id extends OperationId> {
+  readonly path: Defined<operations[Id]['parameters']['path']>;
+  readonly query: WithRequired<Defined<operations[Id]['parameters']['query']>, DefaultedQueryParams[Id]>;
+  readonly body: JsonContent<operations[Id]['requestBody']>;
+  readonly principal: Id extends SecuredOperationId ? Principal : undefined;
+}
+
+type ResponseContent<R> = R extends { content: infer C } ? C[keyof C] : undefined;
+
+/** One declared response of an operation: its status, its body and any headers it sets. */
+export type Reply<Id extends OperationId, Status extends keyof operations[Id]['responses']> =
+  ResponseContent<operations[Id]['responses'][Status]> extends undefined
+    ? { readonly status: Status; readonly body?: undefined; readonly headers?: Readonly<Record<string, string>> }
+    : { readonly status: Status; readonly body: ResponseContent<operations[Id]['responses'][Status]>; readonly headers?: Readonly<Record<string, string>> };
+
+/** The server side of the contract: one method per operationId, returning one of its declared responses. */
+export interface UserRecordsHandlers {
+  /** GET /api/protected-resource: Read the protected resource (shape A prefix) */
+  getDemoProtectedResource(request: RequestOf<'getDemoProtectedResource'>): Promise<
+    | Reply<'getDemoProtectedResource', 200>
+    | Reply<'getDemoProtectedResource', 401>
+  >;
+  /** GET /protected-resource: Read the protected resource */
+  getProtectedResource(request: RequestOf<'getProtectedResource'>): Promise<
+    | Reply<'getProtectedResource', 200>
+    | Reply<'getProtectedResource', 401>
+  >;
+  /** POST /api/users: Create a user from a full name and an e-mail address (shape A) */
+  createDemoUser(request: RequestOf<'createDemoUser'>): Promise<
+    | Reply<'createDemoUser', 201>
+    | Reply<'createDemoUser', 400>
+    | Reply<'createDemoUser', 413>
+    | Reply<'createDemoUser', 415>
+    | Reply<'createDemoUser', 422>
+    | Reply<'createDemoUser', 503>
+  >;
+  /** DELETE /api/users/{id}: Delete a user (shape A) */
+  deleteDemoUser(request: RequestOf<'deleteDemoUser'>): Promise<
+    | Reply<'deleteDemoUser', 204>
+    | Reply<'deleteDemoUser', 400>
+    | Reply<'deleteDemoUser', 404>
+    | Reply<'deleteDemoUser', 503>
+  >;
+  /** GET /api/users/{id}: Get one user, wrapped in `data` (shape A) */
+  getDemoUser(request: RequestOf<'getDemoUser'>): Promise<
+    | Reply<'getDemoUser', 200>
+    | Reply<'getDemoUser', 400>
+    | Reply<'getDemoUser', 404>
+    | Reply<'getDemoUser', 503>
+  >;
+  /** GET /api/users: List users, one page at a time (shape A) */
+  listDemoUsers(request: RequestOf<'listDemoUsers'>): Promise<
+    | Reply<'listDemoUsers', 200>
+    | Reply<'listDemoUsers', 400>
+    | Reply<'listDemoUsers', 503>
+  >;
+  /** PUT /api/users/{id}: Replace a user\'s name and e-mail address (shape A) */
+  replaceDemoUser(request: RequestOf<'replaceDemoUser'>): Promise<
+    | Reply<'replaceDemoUser', 200>
+    | Reply<'replaceDemoUser', 400>
+    | Reply<'replaceDemoUser', 404>
+    | Reply<'replaceDemoUser', 413>
+    | Reply<'replaceDemoUser', 415>
+    | Reply<'replaceDemoUser', 422>
+    | Reply<'replaceDemoUser', 503>
+  >;
+  /** POST /users: Create a user (shape B) */
+  createUser(request: RequestOf<'createUser'>): Promise<
+    | Reply<'createUser', 201>
+    | Reply<'createUser', 400>
+    | Reply<'createUser', 413>
+    | Reply<'createUser', 415>
+    | Reply<'createUser', 422>
+    | Reply<'createUser', 503>
+  >;
+  /** DELETE /users/{id}: Delete a user (shape B) */
+  deleteUser(request: RequestOf<'deleteUser'>): Promise<
+    | Reply<'deleteUser', 204>
+    | Reply<'deleteUser', 400>
+    | Reply<'deleteUser', 404>
+    | Reply<'deleteUser', 503>
+  >;
+  /** GET /users/{id}: Get one user (shape B) */
+  getUser(request: RequestOf<'getUser'>): Promise<
+    | Reply<'getUser', 200>
+    | Reply<'getUser', 400>
+    | Reply<'getUser', 404>
+    | Reply<'getUser', 503>
+  >;
+  /** GET /users: List every user, ordered by id (shape B) */
+  listUsers(request: RequestOf<'listUsers'>): Promise<
+    | Reply<'listUsers', 200>
+    | Reply<'listUsers', 503>
+  >;
+  /** PUT /users/{id}: Replace a user\'s names and e-mail address (shape B) */
+  replaceUser(request: RequestOf<'replaceUser'>): Promise<
+    | Reply<'replaceUser', 200>
+    | Reply<'replaceUser', 400>
+    | Reply<'replaceUser', 404>
+    | Reply<'replaceUser', 413>
+    | Reply<'replaceUser', 415>
+    | Reply<'replaceUser', 422>
+    | Reply<'replaceUser', 503>
+  >;
+}

@@ -1,0 +1,101 @@
+/** Where the store lives, parsed from `DATABASE_URL`. */
+export type DatabaseConfig = { readonly kind: 'sqlite'; readonly filename: string };
+
+/** Log levels accepted by `LOG_LEVEL` (pino's names). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The service's whole configuration: read once from the environment, validated, frozen. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly database: DatabaseConfig;
+  readonly basicAuth: { readonly username: string; readonly password: string };
+  readonly basePath: string;
+  readonly seedDemoData: boolean;
+  readonly logLevel: LogLevel;
+  readonly bodyLimitBytes: number;
+}
+
+/** Thrown when the environment does not describe a valid configuration; lists every problem found. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** A reader's verdict on a value it cannot accept. */
+class Invalid {
+  constructor(readonly reason: string) {}
+}
+const invalid = (reason: string) => new Invalid(reason);
+type Reader<T> = (raw: string) => T | Invalid;
+
+/** `sqlite:<path>` or `sqlite::memory:`. */
+const readDatabaseUrl: Reader<DatabaseConfig> = (raw) => {
+  if (raw.startsWith('sqlite:')) {
+    const filename = raw.slice('sqlite:'.length);
+    return filename === '' ? invalid('must name a file after "sqlite:"') : { kind: 'sqlite', filename };
+  }
+  if (/^postgres(ql)?:\/\//.test(raw)) return invalid('names PostgreSQL, which this version does not support yet');
+  return invalid('must be sqlite:<path> or sqlite::memory:');
+};
+
+function integerIn(min: number, max: number): Reader<number> {
+  return (raw) =>
+    /^\d+$/.test(raw) && +raw >= min && +raw <= max ? +raw : invalid(`must be an integer from ${min} to ${max}`);
+}
+
+const readBoolean: Reader<boolean> = (raw) =>
+  raw === 'true' ? true : raw === 'false' ? false : invalid('must be true or false');
+
+const readBasePath: Reader<string> = (raw) =>
+  raw === '' || /^(\/[A-Za-z0-9._~-]+)+$/.test(raw)
+    ? raw
+    : invalid('must be empty or a path such as /v1 (no trailing slash)');
+
+const readNonEmpty: Reader<string> = (raw) => (raw === '' ? invalid('must not be empty') : raw);
+
+const readUsername: Reader<string> = (raw) =>
+  raw.includes(':') ? invalid('must not contain ":" (RFC 7617)') : readNonEmpty(raw);
+
+const readLogLevel: Reader<LogLevel> = (raw) =>
+  (LOG_LEVELS as readonly string[]).includes(raw)
+    ? (raw as LogLevel)
+    : invalid(`must be one of ${LOG_LEVELS.join(', ')}`);
+
+/** Reads and validates the configuration; throws a ConfigError naming each bad or missing variable. */
+export function loadConfig(env: Env): Config {
+  const problems: string[] = [];
+  function read<T>(name: string, reader: Reader<T>, fallback?: string): T {
+    const raw = env[name] ?? fallback;
+    if (raw === undefined) {
+      problems.push(`${name} is required but not set`);
+      return undefined as T;
+    }
+    const value = reader(raw);
+    if (!(value instanceof Invalid)) return value;
+    // Secrets are never echoed back, not even in a start-up error.
+    const shown = name.startsWith('BASIC_AUTH_PASSWORD') ? '' : ` (got ${JSON.stringify(raw)})`;
+    problems.push(`${name} ${value.reason}${shown}`);
+    return undefined as T;
+  }
+  const config: Config = {
+    port: read('PORT', integerIn(0, 65535), '3000'),
+    host: read('HOST', readNonEmpty, '127.0.0.1'),
+    database: read('DATABASE_URL', readDatabaseUrl, 'sqlite:./data/users.sqlite'),
+    basicAuth: {
+      username: read('BASIC_AUTH_USERNAME', readUsername),
+      password: read('BASIC_AUTH_PASSWORD', readNonEmpty),
+    },
+    basePath: read('BASE_PATH', readBasePath, ''),
+    seedDemoData: read('SEED_DEMO_DATA', readBoolean, 'true'),
+    logLevel: read('LOG_LEVEL', readLogLevel, 'info'),
+    bodyLimitBytes: read('BODY_LIMIT_BYTES', integerIn(1, 10 * 1024 * 1024), '65536'),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

@@ -1,0 +1,47 @@
+import type { Kysely } from 'kysely';
+import type { UserFields } from '../domain/user.js';
+import type { Tables } from './tables.js';
+
+/** Twelve invented people, so that documented examples such as GET /api/users/2 work on a fresh store. */
+export const DEMO_USERS: readonly UserFields[] = [
+  ['Mira', 'Castellan'],
+  ['Tobias', 'Wren'],
+  ['Priya', 'Halvorsen'],
+  ['Ezra', 'Lindqvist'],
+  ['Noor', 'Abernathy'],
+  ['Felix', 'Marchetti'],
+  ['Ines', 'Okonkwo'],
+  ['Rafael', 'Duarte'],
+  ['Hana', 'Kowalczyk'],
+  ['Oskar', 'Brennan'],
+  ['Lucia', 'Ferreira'],
+  ['Dmitri', 'Ashdown'],
+].map(([firstName = '', lastName = '']) => ({
+  firstName,
+  lastName,
+  email: `${firstName}.${lastName}@example.com`.toLowerCase(),
+}));
+
+const SEEDED_KEY = 'demo-data-seeded';
+
+/**
+ * Seeds the demo users once in the life of a store: only when it is empty and was never seeded, so users an
+ * operator deleted do not come back on restart. Safe when several processes start at once on one database.
+ */
+export async function seedDemoData(db: Kysely<Tables>, now: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const marked = await trx
+      .insertInto('service_meta')
+      .values({ key: SEEDED_KEY, value: now })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .executeTakeFirst();
+    if (Number(marked.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+    const existing = await trx.selectFrom('users').select('id').limit(1).executeTakeFirst();
+    if (existing) return false;
+    await trx
+      .insertInto('users')
+      .values(DEMO_USERS.map((u) => ({ first_name: u.firstName, last_name: u.lastName, email: u.email, created_at: now, updated_at: now })))
+      .execute();
+    return true;
+  });
+}

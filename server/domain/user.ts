@@ -1,0 +1,36 @@
+/** A stored user record, independent of either wire shape. */
+export interface User {
+  readonly id: number;
+  readonly firstName: string;
+  readonly lastName: string;
+  readonly email: string;
+  /** ISO 8601 instant, UTC. */
+  readonly createdAt: string;
+  /** ISO 8601 instant, UTC. */
+  readonly updatedAt: string;
+  /** Starts at 1 and grows by one with every replacement. */
+  readonly version: number;
+}
+
+/** The fields a client may set: everything else belongs to the store. */
+export type UserFields = Pick<User, 'firstName' | 'lastName' | 'email'>;
+
+/** One page of users in id order, with the size of the whole collection. */
+export interface UserPage {
+  readonly users: readonly User[];
+  readonly page: number;
+  readonly perPage: number;
+  readonly total: number;
+  readonly totalPages: number;
+}
+
+/**
+ * Splits a full name at its first run of white space after trimming:
+ * "Thomas Anderson" → Thomas / Anderson, "  Grace  Brewster Hopper " → Grace / Brewster Hopper, "Cher" → Cher / "".
+ */
+export function splitFullName(name: string): Pick<User, 'firstName' | 'lastName'> {
+  const trimmed = name.trim();
+  const match = /\s+/.exec(trimmed);
+  if (!match) return { firstName: trimmed, lastName: '' };
+  return { firstName: trimmed.slice(0, match.index), lastName: trimmed.slice(match.index + match[0].length) };
+}

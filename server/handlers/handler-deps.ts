@@ -1,0 +1,8 @@
+import type { UserService } from '../domain/user.service.js';
+
+/** What the operation handlers work with. */
+export interface HandlerDeps {
+  readonly users: UserService;
+  /** Prefix of every path the service serves (BASE_PATH), for links such as `Location`. */
+  readonly basePath: string;
+}

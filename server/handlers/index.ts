@@ -1,0 +1,17 @@
+import type { UserRecordsHandlers } from '../../generated/server/routes.js';
+import type { HandlerDeps } from './handler-deps.js';
+import { createProtectedHandlers } from './protected.handlers.js';
+import { createShapeAHandlers } from './shape-a.handlers.js';
+import { createShapeBHandlers } from './shape-b.handlers.js';
+
+export type { HandlerDeps } from './handler-deps.js';
+
+/** Every operation of the contract; `satisfies` makes a missing or mistyped handler a compile error. */
+export function createHandlers(deps: HandlerDeps): UserRecordsHandlers {
+  const handlers = {
+    ...createShapeAHandlers(deps),
+    ...createShapeBHandlers(deps),
+    ...createProtectedHandlers(),
+  } satisfies UserRecordsHandlers;
+  return handlers;
+}

@@ -1,0 +1,19 @@
+import type { components } from '../../generated/api.js';
+import type { User, UserFields } from '../domain/user.js';
+
+type Schemas = components['schemas'];
+
+/** A user in shape B. */
+export const toLocalUser = (user: User): Schemas['User'] => ({
+  id: user.id,
+  firstName: user.firstName,
+  lastName: user.lastName,
+  email: user.email,
+});
+
+/** The stored fields for a shape B body, which already names them as the domain does. */
+export const fromLocalUserInput = (input: Schemas['UserInput']): UserFields => ({
+  firstName: input.firstName,
+  lastName: input.lastName,
+  email: input.email,
+});

@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { parse } from 'yaml';
+
+// ajv-formats is CommonJS; under NodeNext its default export arrives one level down.
+const addFormats = addFormatsModule.default;
+
+/** A JSON Schema object as OpenAPI 3.0 writes it. */
+export type Schema = Record<string, unknown>;
+
+/** A parameter of an operation, after `$ref`s are followed. */
+export interface Parameter {
+  readonly name: string;
+  readonly in: 'path' | 'query' | 'header' | 'cookie';
+  readonly required?: boolean;
+  readonly schema: Schema;
+}
+
+/** The parts of an OpenAPI operation the service reads. */
+export interface Operation {
+  readonly operationId: string;
+  readonly parameters: readonly Parameter[];
+  /** Schema of the JSON request body, when the operation takes one. */
+  readonly bodySchema?: Schema;
+  /** Declared responses: status code → media type → schema (undefined for an empty body). */
+  readonly responses: ReadonlyMap<string, ReadonlyMap<string, Schema | undefined>>;
+}
+
+/** One failed check, as problem+json reports it. */
+export interface FieldError {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** The contract file, read once. */
+export interface Contract {
+  readonly document: Record<string, unknown>;
+  operation(operationId: string): Operation;
+  /** Compiles a schema of this contract (its `$ref`s resolved against the contract's components). */
+  compile(schema: Schema): ValidateFunction;
+  /** Resolves a `#/...` JSON Pointer inside the contract. */
+  resolve<T>(value: unknown): T;
+}
+
+/** The contract file in the source tree and, after `npm run build`, beside the compiled server. */
+export const CONTRACT_FILE = fileURLToPath(new URL('../../openapi/user-records.yaml', import.meta.url));
+
+const SCHEMA_PREFIX = '#/components/schemas/';
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+
+/** Rewrites component schema `$ref`s so that ajv finds them among the schemas added under `contract`. */
+function rewriteRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(rewriteRefs);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) =>
+      key === '$ref' && typeof inner === 'string' && inner.startsWith(SCHEMA_PREFIX)
+        ? [key, `contract#/definitions/${inner.slice(SCHEMA_PREFIX.length)}`]
+        : [key, rewriteRefs(inner)],
+    ),
+  );
+}
+
+function createAjv(schemas: Record<string, unknown>): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true });
+  addFormats(ajv);
+  // OpenAPI 3.0 annotations that are not JSON Schema keywords.
+  ajv.addVocabulary(['example', 'xml', 'externalDocs']);
+  ajv.addSchema({ $id: 'contract', definitions: rewriteRefs(schemas) });
+  return ajv;
+}
+
+/** Turns ajv's errors into `{path, message}` pairs pointing at the offending member. */
+export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined, prefix = ''): FieldError[] {
+  return (errors ?? []).map((error) => {
+    const params = error.params as { missingProperty?: string; additionalProperty?: string };
+    if (error.keyword === 'required') {
+      return { path: `${prefix}${error.instancePath}/${params.missingProperty}`, message: 'is required' };
+    }
+    if (error.keyword === 'additionalProperties') {
+      return { path: `${prefix}${error.instancePath}/${params.additionalProperty}`, message: 'is not allowed' };
+    }
+    return { path: `${prefix}${error.instancePath}`, message: error.message ?? 'is invalid' };
+  });
+}
+
+/** Reads and indexes the contract; fails loudly if it is not the document the service was built against. */
+export function loadContract(file: string = CONTRACT_FILE): Contract {
+  const document = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const components = (document.components ?? {}) as Record<string, Record<string, unknown>>;
+  const ajv = createAjv(components.schemas ?? {});
+
+  function resolve<T>(value: unknown): T {
+    const ref = (value as { $ref?: unknown } | null)?.$ref;
+    if (typeof ref !== 'string') return value as T;
+    const target = ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
+    if (target === undefined) throw new Error(`The contract has a dangling $ref: ${ref}`);
+    return resolve(target as T);
+  }
+
+  const operations = new Map<string, Operation>();
+  for (const pathItem of Object.values((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
+    const shared = (pathItem.parameters ?? []) as unknown[];
+    for (const method of HTTP_METHODS) {
+      const op = pathItem[method] as Record<string, unknown> | undefined;
+      if (!op) continue;
+      const parameters = [...shared, ...((op.parameters ?? []) as unknown[])].map((p) => resolve<Parameter>(p));
+      const body = op.requestBody ? resolve<Record<string, Record<string, { schema: Schema }>>>(op.requestBody) : undefined;
+      const responses = new Map(
+        Object.entries((op.responses ?? {}) as Record<string, unknown>).map(([status, response]) => {
+          const content = resolve<{ content?: Record<string, { schema?: Schema }> }>(response).content ?? {};
+          return [status, new Map(Object.entries(content).map(([type, media]) => [type, media.schema]))] as const;
+        }),
+      );
+      const operationId = op.operationId as string;
+      operations.set(operationId, { operationId, parameters, bodySchema: body?.content?.['application/json']?.schema, responses });
+    }
+  }
+
+  return {
+    document,
+    resolve,
+    compile: (schema) => ajv.compile(rewriteRefs(schema) as Schema),
+    operation(operationId) {
+      const operation = operations.get(operationId);
+      if (!operation) throw new Error(`The contract has no operation ${operationId}`);
+      return operation;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import type { Context, Middleware } from 'koa';
+import { DomainError } from '../domain/errors.js';
+import type { Logger } from '../logger.js';
+import type { FieldError } from './contract.js';
+
+// The one module that writes application/problem+json (RFC 9457, https://www.rfc-editor.org/rfc/rfc9457).
+
+/** Kinds of problem the service reports, each with its status and title. */
+const PROBLEMS = {
+  'bad-request': { status: 400, title: 'Bad Request' },
+  'invalid-parameter': { status: 400, title: 'Invalid parameter' },
+  'malformed-json': { status: 400, title: 'Malformed JSON' },
+  unauthorized: { status: 401, title: 'Unauthorized' },
+  'not-found': { status: 404, title: 'Not Found' },
+  'method-not-allowed': { status: 405, title: 'Method Not Allowed' },
+  'payload-too-large': { status: 413, title: 'Payload Too Large' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },
+  'validation-failed': { status: 422, title: 'Validation failed' },
+  'internal-error': { status: 500, title: 'Internal Server Error' },
+  'store-unavailable': { status: 503, title: 'Service Unavailable' },
+} as const;
+
+/** The name of a kind of problem. */
+export type ProblemKind = keyof typeof PROBLEMS;
+
+/** An error the HTTP layer raises on purpose, with everything its problem+json response needs. */
+export class HttpProblem extends Error {
+  constructor(
+    readonly kind: ProblemKind,
+    readonly detail: string,
+    readonly extras: { errors?: readonly FieldError[]; headers?: Readonly<Record<string, string>> } = {},
+  ) {
+    super(detail);
+    this.name = 'HttpProblem';
+  }
+}
+
+/** Errors of body parsing (co-body / raw-body / http-errors), by their `type`. */
+const PARSER_ERRORS: Record<string, ProblemKind> = {
+  'entity.parse.failed': 'malformed-json',
+  'entity.too.large': 'payload-too-large',
+  'encoding.unsupported': 'unsupported-media-type',
+  'charset.unsupported': 'unsupported-media-type',
+  'request.size.invalid': 'bad-request',
+  'request.aborted': 'bad-request',
+};
+
+/** Classifies any thrown value; anything not raised on purpose is an internal error. */
+function classify(error: unknown): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  if (error instanceof DomainError) return new HttpProblem(error.kind, error.message);
+  const parserKind = PARSER_ERRORS[(error as { type?: string }).type ?? ''];
+  if (parserKind === 'malformed-json') return new HttpProblem(parserKind, `The request body is not valid JSON: ${(error as Error).message}.`);
+  if (parserKind) return new HttpProblem(parserKind, (error as Error).message);
+  if (error instanceof SyntaxError && (error as { status?: number }).status === 400) {
+    return new HttpProblem('malformed-json', `The request body is not valid JSON: ${error.message}.`);
+  }
+  return new HttpProblem('internal-error', 'The server could not complete the request.');
+}
+
+/** Writes a problem as the response. */
+export function sendProblem(ctx: Context, problem: HttpProblem): void {
+  const { status, title } = PROBLEMS[problem.kind];
+  ctx.status = status;
+  ctx.set(problem.extras.headers ?? {});
+  ctx.type = 'application/problem+json';
+  ctx.body = JSON.stringify({
+    type: `urn:user-records:problem:${problem.kind}`,
+    title,
+    status,
+    detail: problem.detail,
+    instance: ctx.path,
+    ...(problem.extras.errors ? { errors: problem.extras.errors } : {}),
+  });
+}
+
+/** Outermost middleware: every error becomes problem+json; 5xx are logged, never shown. */
+export function problemMiddleware(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      const problem = classify(error);
+      if (PROBLEMS[problem.kind].status >= 500) {
+        logger.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
+      }
+      sendProblem(ctx, problem);
+    }
+  };
+}

@@ -1,0 +1,67 @@
+import type { ValidateFunction } from 'ajv';
+import { toFieldErrors, type Contract, type Parameter, type Schema } from './contract.js';
+import { HttpProblem } from './problem.js';
+
+/** Path, query and body of a request, checked against the contract and converted to their declared types. */
+export interface ValidRequest {
+  readonly path: Record<string, unknown>;
+  readonly query: Record<string, unknown>;
+  readonly body: unknown;
+}
+
+/** The raw parts of a request as the router hands them over. */
+export interface RawRequest {
+  readonly path: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: unknown;
+}
+
+/**
+ * Parameters arrive as text. Only plain decimal notation becomes a number: "1e3", "0x10" and " 7" stay
+ * text and fail the type check, so every resource has exactly one spelling of its URL.
+ */
+function coerce(raw: unknown, schema: Schema): unknown {
+  if (typeof raw !== 'string') return raw;
+  if (schema.type === 'integer' && /^-?\d+$/.test(raw)) return Number(raw);
+  if (schema.type === 'number' && /^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
+  if (schema.type === 'boolean' && (raw === 'true' || raw === 'false')) return raw === 'true';
+  return raw;
+}
+
+function objectSchema(parameters: readonly Parameter[]): Schema {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(parameters.map((p) => [p.name, p.schema])),
+    required: parameters.filter((p) => p.required).map((p) => p.name),
+  };
+}
+
+/** Compiles, once, the checks of one operation; the returned function throws HttpProblem 400 or 422. */
+export function compileRequestValidator(contract: Contract, operationId: string): (raw: RawRequest) => ValidRequest {
+  const operation = contract.operation(operationId);
+  const locations = (['path', 'query'] as const).map((location) => {
+    const parameters = operation.parameters.filter((p) => p.in === location);
+    const types = new Map(parameters.map((p) => [p.name, contract.resolve<Schema>(p.schema)]));
+    return { location, types, validate: contract.compile(objectSchema(parameters)) };
+  });
+  const validateBody: ValidateFunction | undefined = operation.bodySchema && contract.compile(operation.bodySchema);
+
+  return (raw) => {
+    const [path, query] = locations.map(({ location, types, validate }) => {
+      const values: Record<string, unknown> = {};
+      for (const [name, schema] of types) {
+        if (raw[location][name] !== undefined) values[name] = coerce(raw[location][name], schema);
+      }
+      if (!validate(values)) {
+        const errors = toFieldErrors(validate.errors);
+        throw new HttpProblem('invalid-parameter', `The ${location} parameters are invalid.`, { errors });
+      }
+      return values;
+    }) as [Record<string, unknown>, Record<string, unknown>];
+    if (validateBody && !validateBody(raw.body)) {
+      const errors = toFieldErrors(validateBody.errors);
+      throw new HttpProblem('validation-failed', 'The request body does not match the schema.', { errors });
+    }
+    return { path, query, body: raw.body };
+  };
+}

@@ -1,0 +1,53 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/database.js';
+import { seedDemoData } from './db/demo-data.js';
+import { createUserRepository } from './db/user.repository.js';
+import { createUserService } from './domain/user.service.js';
+import { createHandlers } from './handlers/index.js';
+import { createApp } from './http/app.js';
+import { loadContract } from './http/contract.js';
+import { createLogger, type Logger } from './logger.js';
+
+/** A server that is listening, and the way to stop it. */
+export interface RunningServer {
+  /** Base URL including BASE_PATH, e.g. `http://127.0.0.1:3000`. */
+  readonly url: string;
+  readonly port: number;
+  readonly database: Database;
+  readonly logger: Logger;
+  /** Stops accepting connections, waits for open requests, then closes the store. */
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+/** Opens the store, wires the layers together and starts listening. */
+export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+  const contract = loadContract();
+  const database = await openDatabase(config.database);
+  try {
+    if (config.seedDemoData && (await seedDemoData(database.db, new Date().toISOString()))) {
+      logger.info('seeded the empty store with 12 demo users');
+    }
+    const users = createUserService(createUserRepository(database));
+    const handlers = createHandlers({ users, basePath: config.basePath });
+    const http = createServer(createApp({ config, contract, handlers, logger }).callback());
+    const port = await listen(http, config.port, config.host);
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const close = async () => {
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await database.close();
+    };
+    return { url: `http://${host}:${port}${config.basePath}`, port, database, logger, close };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
