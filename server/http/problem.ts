@@ -49,6 +49,10 @@ const PARSER_ERRORS: Record<string, ProblemKind> = {
 function classify(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (error instanceof DomainError) return new HttpProblem(error.kind, error.message);
+  // Well-formed JSON, refused by the parser (@hapi/bourne) so that it cannot pollute prototypes.
+  if (error instanceof SyntaxError && /forbidden prototype property/.test(error.message)) {
+    return new HttpProblem('validation-failed', 'The request body has a __proto__ or constructor.prototype member, which is not allowed.');
+  }
   const parserKind = PARSER_ERRORS[(error as { type?: string }).type ?? ''];
   if (parserKind === 'malformed-json') return new HttpProblem(parserKind, `The request body is not valid JSON: ${(error as Error).message}.`);
   if (parserKind) return new HttpProblem(parserKind, (error as Error).message);

@@ -80,7 +80,7 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps): Middlewa
 
 /** Answers methods the contract does not declare on a known path: 405 with `Allow`, or 204 to OPTIONS. */
 function otherMethods(methods: readonly string[]): Middleware {
-  const allow = [...new Set([...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'])].join(', ');
+  const allow = [...new Set([...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'])].sort().join(', ');
   return (ctx) => {
     ctx.set('Allow', allow);
     if (ctx.method === 'OPTIONS') {

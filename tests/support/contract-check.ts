@@ -1,0 +1,49 @@
+import { routes } from '../../generated/server/routes.js';
+import { loadContract, toFieldErrors, type Schema } from '../../server/http/contract.js';
+
+const contract = loadContract();
+const problemValidator = contract.compile({ $ref: '#/components/schemas/Problem' });
+const validators = new Map<Schema, ReturnType<typeof contract.compile>>();
+
+const templates = routes.map((route) => ({
+  route,
+  pattern: new RegExp(`^${route.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+}));
+
+/** The operation of the contract that a method and path (without base path or query) address, if any. */
+export function findOperationId(method: string, path: string): string | undefined {
+  const verb = method === 'HEAD' ? 'GET' : method;
+  return templates.find(({ route, pattern }) => route.method === verb && pattern.test(path))?.route.operationId;
+}
+
+/** A response as the test saw it. */
+export interface SeenResponse {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: unknown;
+}
+
+function schemaErrors(schema: Schema, body: unknown): string | undefined {
+  let validate = validators.get(schema);
+  if (!validate) validators.set(schema, (validate = contract.compile(schema)));
+  return validate(body) ? undefined : JSON.stringify(toFieldErrors(validate.errors));
+}
+
+/**
+ * Checks a response against the contract: its status must be declared for the operation, its media type
+ * declared for that status, its body valid against the schema. Responses outside any operation (unknown
+ * route, wrong method) must be problem+json. Returns what is wrong, or undefined.
+ */
+export function contractViolation(operationId: string | undefined, response: SeenResponse): string | undefined {
+  const mediaType = response.contentType.split(';')[0]?.trim() ?? '';
+  if (!operationId) {
+    if (mediaType !== 'application/problem+json') return `expected problem+json, got ${mediaType || 'no body'}`;
+    return problemValidator(response.body) ? undefined : JSON.stringify(problemValidator.errors);
+  }
+  const declared = contract.operation(operationId).responses.get(String(response.status));
+  if (!declared) return `${operationId} does not declare status ${response.status}`;
+  if (declared.size === 0) return response.body === undefined ? undefined : `${response.status} must have no body`;
+  if (!declared.has(mediaType)) return `${operationId} ${response.status} does not declare ${mediaType || 'no body'}`;
+  const schema = declared.get(mediaType);
+  return schema && schemaErrors(schema, response.body);
+}

@@ -1,0 +1,81 @@
+import { ConfigError, loadConfig } from '../../server/config.js';
+
+const required = { BASIC_AUTH_USERNAME: 'admin', BASIC_AUTH_PASSWORD: 's3cret' };
+
+function problemsOf(env: Record<string, string>): readonly string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  test('defaults from DESIGN.md', () => {
+    expect(loadConfig(required)).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      database: { kind: 'sqlite', filename: './data/users.sqlite' },
+      basicAuth: { username: 'admin', password: 's3cret' },
+      basePath: '',
+      seedDemoData: true,
+      logLevel: 'info',
+      bodyLimitBytes: 65536,
+    });
+  });
+
+  test('the result is frozen', () => {
+    expect(Object.isFrozen(loadConfig(required))).toBe(true);
+  });
+
+  test('reads every variable', () => {
+    const config = loadConfig({
+      ...required,
+      PORT: '0',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'sqlite::memory:',
+      BASE_PATH: '/v1/users-service',
+      SEED_DEMO_DATA: 'false',
+      LOG_LEVEL: 'silent',
+      BODY_LIMIT_BYTES: '1024',
+    });
+    expect(config).toMatchObject({
+      port: 0,
+      host: '0.0.0.0',
+      database: { kind: 'sqlite', filename: ':memory:' },
+      basePath: '/v1/users-service',
+      seedDemoData: false,
+      logLevel: 'silent',
+      bodyLimitBytes: 1024,
+    });
+  });
+
+  test('refuses to start without credentials, naming both variables', () => {
+    expect(problemsOf({})).toEqual([
+      'BASIC_AUTH_USERNAME is required but not set',
+      'BASIC_AUTH_PASSWORD is required but not set',
+    ]);
+  });
+
+  test.each([
+    ['PORT', '70000', 'PORT must be an integer from 0 to 65535 (got "70000")'],
+    ['PORT', 'http', 'PORT must be an integer from 0 to 65535 (got "http")'],
+    ['DATABASE_URL', 'mysql://x', 'DATABASE_URL must be sqlite:<path> or sqlite::memory: (got "mysql://x")'],
+    ['DATABASE_URL', 'sqlite:', 'DATABASE_URL must name a file after "sqlite:" (got "sqlite:")'],
+    ['BASE_PATH', 'v1', 'BASE_PATH must be empty or a path such as /v1 (no trailing slash) (got "v1")'],
+    ['BASE_PATH', '/v1/', 'BASE_PATH must be empty or a path such as /v1 (no trailing slash) (got "/v1/")'],
+    ['SEED_DEMO_DATA', 'yes', 'SEED_DEMO_DATA must be true or false (got "yes")'],
+    ['LOG_LEVEL', 'loud', 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
+    ['BASIC_AUTH_USERNAME', 'a:b', 'BASIC_AUTH_USERNAME must not contain ":" (RFC 7617) (got "a:b")'],
+    ['BASIC_AUTH_USERNAME', '', 'BASIC_AUTH_USERNAME must not be empty (got "")'],
+    ['BASIC_AUTH_PASSWORD', '', 'BASIC_AUTH_PASSWORD must not be empty'],
+  ])('%s=%j is refused', (name, value, message) => {
+    expect(problemsOf({ ...required, [name]: value })).toEqual([message]);
+  });
+
+  test('PostgreSQL URLs are refused with a clear message until that backend exists', () => {
+    expect(problemsOf({ ...required, DATABASE_URL: 'postgres://localhost/test' })[0]).toMatch(/DATABASE_URL names PostgreSQL/);
+  });
+});
