@@ -1,18 +1,10 @@
 import { buildUserInput } from '../support/builders.js';
-import { httpClient, type HttpClient } from '../support/http-client.js';
 import { storedCount } from '../support/stored.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { useTestServer, withTestServer } from '../support/test-server.js';
 
 // The error statuses of DESIGN.md, each answered as application/problem+json (checked by httpClient).
 
-let server: TestServer;
-let api: HttpClient;
-
-beforeAll(async () => {
-  server = await startTestServer({ BODY_LIMIT_BYTES: '4096' });
-  api = httpClient(server.url);
-});
-afterAll(() => server.cleanup());
+const sut = useTestServer({ BODY_LIMIT_BYTES: '4096' });
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
@@ -23,15 +15,15 @@ describe('400: a body that is not JSON', () => {
     ['single quotes', "{'firstName': 'A'}"],
     ['bare word', 'hello'],
   ])('%s', async (_case, raw) => {
-    const before = await storedCount(server);
-    const res = await api.request('POST', '/users', { raw, headers: JSON_TYPE });
+    const before = await storedCount(sut.server);
+    const res = await sut.api.request('POST', '/users', { raw, headers: JSON_TYPE });
     expect(res.status).toBe(400);
     expect(res.body.type).toBe('urn:user-records:problem:malformed-json');
-    expect(await storedCount(server)).toBe(before);
+    expect(await storedCount(sut.server)).toBe(before);
   });
 
   test('an empty body', async () => {
-    const res = await api.request('PUT', '/api/users/1', { raw: '', headers: JSON_TYPE });
+    const res = await sut.api.request('PUT', '/api/users/1', { raw: '', headers: JSON_TYPE });
     expect(res.status).toBe(400);
     expect(res.body.detail).toMatch(/empty/);
   });
@@ -39,7 +31,7 @@ describe('400: a body that is not JSON', () => {
 
 describe('404: unknown routes', () => {
   test.each(['/nope', '/api/nope', '/users/1/extra', '/users/', '/USERS', '/api/users/1/', '/api'])('%s', async (path) => {
-    const res = await api.get(path);
+    const res = await sut.api.get(path);
     expect(res.status).toBe(404);
     expect(res.body.detail).toBe(`No route matches GET ${path}.`);
   });
@@ -53,20 +45,20 @@ describe('405: a method the path does not have', () => {
     ['PUT', '/api/users', 'GET, HEAD, OPTIONS, POST'],
     ['POST', '/protected-resource', 'GET, HEAD, OPTIONS'],
   ])('%s %s', async (method, path, allow) => {
-    const res = await api.request(method, path);
+    const res = await sut.api.request(method, path);
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe(allow);
     expect(res.body.status).toBe(405);
   });
 
   test('OPTIONS answers 204 with Allow', async () => {
-    const res = await api.request('OPTIONS', '/api/users/1', { unchecked: true });
+    const res = await sut.api.request('OPTIONS', '/api/users/1', { unchecked: true });
     expect(res.status).toBe(204);
     expect(res.headers.get('allow')).toBe('DELETE, GET, HEAD, OPTIONS, PUT');
   });
 
   test('HEAD is answered like GET, without a body', async () => {
-    const res = await api.request('HEAD', '/users/1', { unchecked: true });
+    const res = await sut.api.request('HEAD', '/users/1', { unchecked: true });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(res.text).toBe('');
@@ -75,11 +67,11 @@ describe('405: a method the path does not have', () => {
 
 describe('413: a body over the limit', () => {
   test('is refused before it is parsed, and nothing is stored', async () => {
-    const before = await storedCount(server);
-    const res = await api.post('/users', buildUserInput({ lastName: 'x'.repeat(5000) }));
+    const before = await storedCount(sut.server);
+    const res = await sut.api.post('/users', buildUserInput({ lastName: 'x'.repeat(5000) }));
     expect(res.status).toBe(413);
     expect(res.body.type).toBe('urn:user-records:problem:payload-too-large');
-    expect(await storedCount(server)).toBe(before);
+    expect(await storedCount(sut.server)).toBe(before);
   });
 });
 
@@ -90,30 +82,30 @@ describe('415: a body that is not application/json', () => {
     ['a form', { 'content-type': 'application/x-www-form-urlencoded' }],
   ])('%s', async (_case, headers) => {
     const raw = JSON.stringify(buildUserInput());
-    const res = await api.request('POST', '/users', { raw, headers });
+    const res = await sut.api.request('POST', '/users', { raw, headers });
     expect(res.status).toBe(415);
     expect(res.body.type).toBe('urn:user-records:problem:unsupported-media-type');
   });
 
   test('application/json with a charset parameter is accepted', async () => {
-    const res = await api.post('/users', buildUserInput(), { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const res = await sut.api.post('/users', buildUserInput(), { headers: { 'content-type': 'application/json; charset=utf-8' } });
     expect(res.status).toBe(201);
   });
 });
 
 describe('422: JSON that breaks the schema', () => {
   test('a __proto__ member is refused (422) and pollutes nothing', async () => {
-    const before = await storedCount(server);
+    const before = await storedCount(sut.server);
     const raw = '{"firstName":"A","lastName":"B","email":"a@example.com","__proto__":{"polluted":true}}';
-    const res = await api.request('POST', '/users', { raw, headers: JSON_TYPE });
+    const res = await sut.api.request('POST', '/users', { raw, headers: JSON_TYPE });
     expect(res.status).toBe(422);
     expect(res.body.detail).toMatch(/__proto__/);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(await storedCount(server)).toBe(before);
+    expect(await storedCount(sut.server)).toBe(before);
   });
 
   test('lists every failure at once', async () => {
-    const res = await api.post('/users', { firstName: 7, email: 'x', extra: true });
+    const res = await sut.api.post('/users', { firstName: 7, email: 'x', extra: true });
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual(
       expect.arrayContaining([
@@ -127,10 +119,8 @@ describe('422: JSON that breaks the schema', () => {
 });
 
 describe('BASE_PATH', () => {
-  test('mounts every path under the prefix, Location included', async () => {
-    const mounted = await startTestServer({ BASE_PATH: '/v1' });
-    try {
-      const client = httpClient(mounted.url);
+  test('mounts every path under the prefix, Location included', () =>
+    withTestServer({ BASE_PATH: '/v1' }, async (mounted, client) => {
       expect(mounted.url).toMatch(/\/v1$/);
       expect((await client.get('/users/1')).status).toBe(200);
       expect((await client.get('/api/users/1')).status).toBe(200);
@@ -138,24 +128,16 @@ describe('BASE_PATH', () => {
       expect(created.headers.get('location')).toBe(`/v1/api/users/${created.body.id}`);
       const outside = await fetch(new URL('/users/1', mounted.url));
       expect(outside.status).toBe(404);
-    } finally {
-      await mounted.cleanup();
-    }
-  });
+    }));
 });
 
 describe('503: the store is unavailable', () => {
-  test('is reported as problem+json, not as a crash', async () => {
-    const broken = await startTestServer();
-    try {
+  test('is reported as problem+json, not as a crash', () =>
+    withTestServer({}, async (broken, client) => {
       await broken.database.close();
-      const client = httpClient(broken.url);
       for (const res of [await client.get('/users/1'), await client.get('/api/users'), await client.post('/users', buildUserInput())]) {
         expect(res.status).toBe(503);
         expect(res.body).toMatchObject({ type: 'urn:user-records:problem:store-unavailable', status: 503 });
       }
-    } finally {
-      await broken.cleanup();
-    }
-  });
+    }));
 });

@@ -2,30 +2,21 @@ import { DEMO_USERS } from '../../server/db/demo-data.js';
 import { buildDemoUserInput, buildUserInput } from '../support/builders.js';
 import { httpClient } from '../support/http-client.js';
 import { storedCount, storedUser } from '../support/stored.js';
-import { startTestServer } from '../support/test-server.js';
+import { startTestServer, withTestServer } from '../support/test-server.js';
 
 describe('demo data', () => {
-  test('a fresh store gets the 12 demo users, ids 1 to 12', async () => {
-    const server = await startTestServer();
-    try {
-      const res = await httpClient(server.url).get('/users');
+  test('a fresh store gets the 12 demo users, ids 1 to 12', () =>
+    withTestServer({}, async (_server, api) => {
+      const res = await api.get('/users');
       expect(res.body).toEqual(DEMO_USERS.map((user, index) => ({ id: index + 1, ...user })));
       expect(res.body.every((u: { email: string }) => u.email.endsWith('@example.com'))).toBe(true);
-    } finally {
-      await server.cleanup();
-    }
-  });
+    }));
 
-  test('SEED_DEMO_DATA=false leaves the store empty', async () => {
-    const server = await startTestServer({ SEED_DEMO_DATA: 'false' });
-    try {
-      const api = httpClient(server.url);
+  test('SEED_DEMO_DATA=false leaves the store empty', () =>
+    withTestServer({ SEED_DEMO_DATA: 'false' }, async (_server, api) => {
       expect((await api.get('/users')).body).toEqual([]);
       expect((await api.get('/api/users')).body).toEqual({ page: 1, per_page: 6, total: 0, total_pages: 0, data: [] });
-    } finally {
-      await server.cleanup();
-    }
-  });
+    }));
 
   test('demo users an operator deleted do not come back on restart', async () => {
     const first = await startTestServer();
@@ -64,10 +55,8 @@ test('what a client was told is stored survives a restart on the same file', asy
   }
 });
 
-test('200 concurrent creates all land, with distinct ids', async () => {
-  const server = await startTestServer({ SEED_DEMO_DATA: 'false' });
-  try {
-    const api = httpClient(server.url);
+test('200 concurrent creates all land, with distinct ids', () =>
+  withTestServer({ SEED_DEMO_DATA: 'false' }, async (server, api) => {
     const inputs = Array.from({ length: 200 }, (_, i) => (i % 2 ? buildUserInput() : buildDemoUserInput()));
     const responses = await Promise.all(inputs.map((input, i) => api.post(i % 2 ? '/users' : '/api/users', input)));
     expect(responses.map((r) => r.status)).toEqual(Array(200).fill(201));
@@ -77,7 +66,4 @@ test('200 concurrent creates all land, with distinct ids', async () => {
     for (const [i, id] of ids.entries()) {
       expect((await storedUser(server, id))?.email).toBe(inputs[i]!.email);
     }
-  } finally {
-    await server.cleanup();
-  }
-});
+  }));

@@ -1,21 +1,14 @@
-import { basicAuth, httpClient, type HttpClient } from '../support/http-client.js';
-import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../support/test-server.js';
+import { basicAuth } from '../support/http-client.js';
+import { TEST_CREDENTIALS, useTestServer } from '../support/test-server.js';
 
-let server: TestServer;
-let api: HttpClient;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = httpClient(server.url);
-});
-afterAll(() => server.cleanup());
+const sut = useTestServer();
 
 const CHALLENGE = 'Basic realm="user-records", charset="UTF-8"';
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
 describe.each(['/protected-resource', '/api/protected-resource'])('GET %s', (path) => {
   test('200 text/plain with the right credentials', async () => {
-    const res = await api.get(path, { headers: { ...basicAuth(), 'Custom-Header': 'hello', 'x-custom-header': 'x' } });
+    const res = await sut.api.get(path, { headers: { ...basicAuth(), 'Custom-Header': 'hello', 'x-custom-header': 'x' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(res.body).toBe(`Hello, ${TEST_CREDENTIALS.username}. You are authenticated.`);
@@ -24,7 +17,7 @@ describe.each(['/protected-resource', '/api/protected-resource'])('GET %s', (pat
 
   test('the scheme word is case-insensitive', async () => {
     const token = b64(`${TEST_CREDENTIALS.username}:${TEST_CREDENTIALS.password}`);
-    expect((await api.get(path, { headers: { authorization: `basic ${token}` } })).status).toBe(200);
+    expect((await sut.api.get(path, { headers: { authorization: `basic ${token}` } })).status).toBe(200);
   });
 
   test.each([
@@ -41,7 +34,7 @@ describe.each(['/protected-resource', '/api/protected-resource'])('GET %s', (pat
     ['NUL bytes', `Basic ${b64('\u0000:\u0000')}`],
     ['very long token', `Basic ${'A'.repeat(6000)}`],
   ])('401 with the Basic challenge for %s', async (_case, authorization) => {
-    const res = await api.get(path, { headers: authorization === undefined ? {} : { authorization } });
+    const res = await sut.api.get(path, { headers: authorization === undefined ? {} : { authorization } });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe(CHALLENGE);
     expect(res.body).toMatchObject({ type: 'urn:user-records:problem:unauthorized', status: 401, instance: path });
@@ -50,6 +43,6 @@ describe.each(['/protected-resource', '/api/protected-resource'])('GET %s', (pat
 });
 
 test('the user endpoints need no credentials', async () => {
-  expect((await api.get('/users/1')).status).toBe(200);
-  expect((await api.get('/api/users/1')).status).toBe(200);
+  expect((await sut.api.get('/users/1')).status).toBe(200);
+  expect((await sut.api.get('/api/users/1')).status).toBe(200);
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import { startServer, type RunningServer } from '../../server/server.js';
+import { httpClient, type HttpClient } from './http-client.js';
 
 /** Credentials every test server accepts. */
 export const TEST_CREDENTIALS = { username: 'tester', password: 'correct horse battery staple' } as const;
@@ -49,4 +50,41 @@ export async function startTestServer(overrides: Record<string, string> = {}, di
       rmSync(folder, { recursive: true, force: true });
     },
   };
+}
+
+/** A server and a contract-checking client for it. */
+export interface ServerUnderTest {
+  readonly server: TestServer;
+  readonly api: HttpClient;
+}
+
+/** Starts one server for the enclosing file or describe block (beforeAll) and removes it afterwards. */
+export function useTestServer(overrides: Record<string, string> = {}): ServerUnderTest {
+  const current: { server?: TestServer; api?: HttpClient } = {};
+  beforeAll(async () => {
+    current.server = await startTestServer(overrides);
+    current.api = httpClient(current.server.url);
+  });
+  afterAll(() => current.server?.cleanup());
+  return {
+    get server() {
+      return current.server!;
+    },
+    get api() {
+      return current.api!;
+    },
+  };
+}
+
+/** Runs `work` against a server of its own, then removes the server and its database. */
+export async function withTestServer<T>(
+  overrides: Record<string, string>,
+  work: (server: TestServer, api: HttpClient) => Promise<T>,
+): Promise<T> {
+  const server = await startTestServer(overrides);
+  try {
+    return await work(server, httpClient(server.url));
+  } finally {
+    await server.cleanup();
+  }
 }
