@@ -24,5 +24,6 @@ mkdir -p "$out/server"
 "$bin/openapi-generator-cli" generate -g typescript-fetch -i "$spec" -t openapi/templates -o "$scratch" \
   --global-property apis,supportingFiles >"$scratch.log" 2>&1 || { cat "$scratch.log" >&2; exit 1; }
 rm -f "$scratch.log"
-# typescript-fetch renders our template as apis/index.ts; its other files are not used.
-cp "$scratch/apis/index.ts" "$out/server/routes.ts"
+# typescript-fetch renders our templates as index.ts and apis/index.ts; its other files are not used.
+cp "$scratch/index.ts" "$out/routes.ts"
+cp "$scratch/apis/index.ts" "$out/server/handlers.ts"

@@ -1,4 +1,4 @@
-import type { UserRecordsHandlers } from '../../generated/server/routes.js';
+import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { HandlerDeps } from './handler-deps.js';
 import { createProtectedHandlers } from './protected.handlers.js';
 import { createShapeAHandlers } from './shape-a.handlers.js';

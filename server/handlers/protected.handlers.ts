@@ -1,4 +1,4 @@
-import type { Principal, UserRecordsHandlers } from '../../generated/server/routes.js';
+import type { Principal, UserRecordsHandlers } from '../../generated/server/handlers.js';
 
 type ProtectedHandlers = Pick<UserRecordsHandlers, 'getProtectedResource' | 'getDemoProtectedResource'>;
 

@@ -1,4 +1,4 @@
-import type { UserRecordsHandlers } from '../../generated/server/routes.js';
+import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { HandlerDeps } from './handler-deps.js';
 import { fromDemoUserInput, toDemoUser, toDemoUserCreated, toDemoUserPage, toDemoUserReplaced } from './shape-a.mapper.js';
 

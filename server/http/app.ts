@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import type { UserRecordsHandlers } from '../../generated/server/routes.js';
+import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Contract } from './contract.js';

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Principal } from '../../generated/server/routes.js';
+import type { Principal } from '../../generated/server/handlers.js';
 
 /** Credentials as sent in an `Authorization: Basic` header (RFC 7617). */
 export interface BasicCredentials {

@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { routes, type RouteDefinition, type UserRecordsHandlers } from '../../generated/server/routes.js';
+import { routes, type RouteDefinition } from '../../generated/routes.js';
+import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { Config } from '../config.js';
 import { createBasicAuthenticator } from './basic-auth.js';
 import type { Contract } from './contract.js';

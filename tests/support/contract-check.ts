@@ -1,4 +1,4 @@
-import { routes } from '../../generated/server/routes.js';
+import { routes } from '../../generated/routes.js';
 import { loadContract, toFieldErrors, type Schema } from '../../server/http/contract.js';
 
 const contract = loadContract();

@@ -1,0 +1,137 @@
+// Generated from openapi/user-records.yaml by `make generate` (openapi-generator, openapi/templates/index.mustache).
+// Do not edit: change the contract or the template and regenerate.
+import type { operations } from './api.js';
+
+/** The name of every operation in the contract. */
+export type OperationId = keyof operations;
+
+/** HTTP methods the contract uses. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+/** One operation of the contract: what the server binds and the client needs to know at run time. */
+export interface RouteDefinition {
+  readonly operationId: OperationId;
+  readonly method: HttpMethod;
+  /** Path template as written in the contract, e.g. `/users/{id}`. */
+  readonly path: string;
+  readonly pathParams: readonly string[];
+  readonly queryParams: readonly string[];
+  readonly hasBody: boolean;
+  /** Names of the security schemes that guard the operation; empty when it is public. */
+  readonly security: readonly string[];
+}
+
+/** Every operation of the contract, in the contract's order of tags and paths. */
+export const routes = [
+  {
+    operationId: 'getDemoProtectedResource',
+    method: 'GET',
+    path: '/api/protected-resource',
+    pathParams: [],
+    queryParams: [],
+    hasBody: false,
+    security: ['basic'],
+  },
+  {
+    operationId: 'getProtectedResource',
+    method: 'GET',
+    path: '/protected-resource',
+    pathParams: [],
+    queryParams: [],
+    hasBody: false,
+    security: ['basic'],
+  },
+  {
+    operationId: 'createDemoUser',
+    method: 'POST',
+    path: '/api/users',
+    pathParams: [],
+    queryParams: [],
+    hasBody: true,
+    security: [],
+  },
+  {
+    operationId: 'deleteDemoUser',
+    method: 'DELETE',
+    path: '/api/users/{id}',
+    pathParams: ['id'],
+    queryParams: [],
+    hasBody: false,
+    security: [],
+  },
+  {
+    operationId: 'getDemoUser',
+    method: 'GET',
+    path: '/api/users/{id}',
+    pathParams: ['id'],
+    queryParams: [],
+    hasBody: false,
+    security: [],
+  },
+  {
+    operationId: 'listDemoUsers',
+    method: 'GET',
+    path: '/api/users',
+    pathParams: [],
+    queryParams: ['page', 'per_page'],
+    hasBody: false,
+    security: [],
+  },
+  {
+    operationId: 'replaceDemoUser',
+    method: 'PUT',
+    path: '/api/users/{id}',
+    pathParams: ['id'],
+    queryParams: [],
+    hasBody: true,
+    security: [],
+  },
+  {
+    operationId: 'createUser',
+    method: 'POST',
+    path: '/users',
+    pathParams: [],
+    queryParams: [],
+    hasBody: true,
+    security: [],
+  },
+  {
+    operationId: 'deleteUser',
+    method: 'DELETE',
+    path: '/users/{id}',
+    pathParams: ['id'],
+    queryParams: [],
+    hasBody: false,
+    security: [],
+  },
+  {
+    operationId: 'getUser',
+    method: 'GET',
+    path: '/users/{id}',
+    pathParams: ['id'],
+    queryParams: [],
+    hasBody: false,
+    security: [],
+  },
+  {
+    operationId: 'listUsers',
+    method: 'GET',
+    path: '/users',
+    pathParams: [],
+    queryParams: [],
+    hasBody: false,
+    security: [],
+  },
+  {
+    operationId: 'replaceUser',
+    method: 'PUT',
+    path: '/users/{id}',
+    pathParams: ['id'],
+    queryParams: [],
+    hasBody: true,
+    security: [],
+  },
+] as const satisfies readonly RouteDefinition[];
+
+/** Operations that require credentials. */
+export type SecuredOperationId = Extract<(typeof routes)[number], { security: readonly [string, ...string[]] }>['operationId'];
