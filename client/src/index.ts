@@ -1,0 +1,67 @@
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import type { components, paths } from '../../generated/api.js';
+import { routes } from '../../generated/routes.js';
+
+// Browser-safe on purpose: only fetch, TextEncoder and btoa, which Node 20 and every browser have.
+
+export type { components, operations, paths } from '../../generated/api.js';
+
+/** The typed client: `GET`, `POST`, `PUT`, `DELETE` on the contract's paths, each returning `{ data, error, response }`. */
+export type UserRecordsClient = Client<paths>;
+
+/** An error response of the service (RFC 9457 problem details). */
+export type Problem = components['schemas']['Problem'];
+
+/** HTTP Basic credentials, issued out of band. */
+export interface BasicCredentials {
+  readonly username: string;
+  readonly password: string;
+}
+
+/** Options of createUserRecordsClient. */
+export interface UserRecordsClientOptions {
+  /** Where the service is, including any base path: `http://127.0.0.1:3000`, or the mock at `http://127.0.0.1:4010`. */
+  readonly baseUrl: string;
+  /** Sent only to the operations whose security requires them (the protected resource). */
+  readonly credentials?: BasicCredentials;
+  /** A fetch of your own (for tests, proxies, instrumentation); the global fetch by default. */
+  readonly fetch?: (request: Request) => Promise<Response>;
+  /** Headers sent with every request, e.g. `{ 'x-custom-header': 'value' }`. */
+  readonly headers?: Record<string, string>;
+}
+
+const securedOperations = new Set(routes.filter((route) => route.security.length > 0).map((route) => `${route.method} ${route.path}`));
+
+/** `Basic base64(user:password)`, with the pair encoded as UTF-8 (RFC 7617 `charset="UTF-8"`). */
+function basicAuthorization({ username, password }: BasicCredentials): string {
+  if (username.includes(':')) throw new TypeError('A Basic user name cannot contain ":" (RFC 7617).');
+  let binary = '';
+  for (const byte of new TextEncoder().encode(`${username}:${password}`)) binary += String.fromCharCode(byte);
+  return `Basic ${btoa(binary)}`;
+}
+
+/** Middleware that adds Basic credentials to the requests of secured operations, and to no others. */
+export function basicAuthMiddleware(credentials: BasicCredentials): Middleware {
+  const authorization = basicAuthorization(credentials);
+  return {
+    onRequest({ request, schemaPath }) {
+      if (!securedOperations.has(`${request.method} ${schemaPath}`)) return undefined;
+      request.headers.set('Authorization', authorization);
+      return request;
+    },
+  };
+}
+
+/**
+ * Creates a client of the User Records Service. Error statuses come back as `{ error: Problem, response }`;
+ * only network failures throw. The protected resource answers text: call it with `parseAs: 'text'`.
+ */
+export function createUserRecordsClient(options: UserRecordsClientOptions): UserRecordsClient {
+  const client = createClient<paths>({
+    baseUrl: options.baseUrl,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
+  });
+  if (options.credentials) client.use(basicAuthMiddleware(options.credentials));
+  return client;
+}

@@ -1,0 +1,82 @@
+import { createUserRecordsClient } from '../../client/src/index.js';
+import { freePort } from '../support/prism.js';
+import { TEST_CREDENTIALS, useTestServer, withTestServer } from '../support/test-server.js';
+
+// The client package against the real server: nothing is faked; a recording fetch only watches.
+
+const sut = useTestServer();
+
+function recordingFetch() {
+  const seen: Request[] = [];
+  const fetchAndRecord = (request: Request) => {
+    seen.push(request.clone());
+    return fetch(request);
+  };
+  return { seen, fetch: fetchAndRecord };
+}
+
+test('credentials go only to the operations whose security requires them', async () => {
+  const recorder = recordingFetch();
+  const client = createUserRecordsClient({ baseUrl: sut.server.url, credentials: TEST_CREDENTIALS, fetch: recorder.fetch });
+  await client.GET('/users/{id}', { params: { path: { id: 1 } } });
+  await client.GET('/api/users');
+  await client.POST('/users', { body: { firstName: 'A', lastName: 'B', email: 'a@example.com' } });
+  const secured = await client.GET('/protected-resource', { parseAs: 'text' });
+  await client.GET('/api/protected-resource', { parseAs: 'text' });
+  expect(secured.data).toBe(`Hello, ${TEST_CREDENTIALS.username}. You are authenticated.`);
+  expect(recorder.seen.map((r) => [new URL(r.url).pathname, r.headers.has('authorization')])).toEqual([
+    ['/users/1', false],
+    ['/api/users', false],
+    ['/users', false],
+    ['/protected-resource', true],
+    ['/api/protected-resource', true],
+  ]);
+});
+
+test('headers given at creation go with every request', async () => {
+  const recorder = recordingFetch();
+  const client = createUserRecordsClient({ baseUrl: sut.server.url, headers: { 'x-custom-header': 'team-a' }, fetch: recorder.fetch });
+  const { response } = await client.GET('/users/{id}', { params: { path: { id: 2 } } });
+  expect(response.status).toBe(200);
+  expect(recorder.seen[0]!.headers.get('x-custom-header')).toBe('team-a');
+});
+
+test('error statuses come back as typed problems, not exceptions', async () => {
+  const client = createUserRecordsClient({ baseUrl: sut.server.url });
+  const { data, error, response } = await client.POST('/api/users', { body: { name: 'A B', email: 'nope' } });
+  expect(data).toBeUndefined();
+  expect(response.status).toBe(422);
+  expect(error?.status).toBe(422);
+  expect(error?.detail).toBe('The request body does not match the schema.');
+  expect(error?.errors).toEqual([{ path: '/email', message: 'must match format "email"' }]);
+});
+
+test('a wrong password is an error value with the 401 problem', async () => {
+  const client = createUserRecordsClient({ baseUrl: sut.server.url, credentials: { username: TEST_CREDENTIALS.username, password: 'nope' } });
+  const { error, response } = await client.GET('/protected-resource', { parseAs: 'text' });
+  expect(response.status).toBe(401);
+  expect(error).toMatchObject({ status: 401, title: 'Unauthorized' });
+});
+
+test('UTF-8 credentials are encoded as RFC 7617 says', () =>
+  withTestServer({ BASIC_AUTH_USERNAME: 'zoë', BASIC_AUTH_PASSWORD: 'pässwörd ✓' }, async (server) => {
+    const client = createUserRecordsClient({ baseUrl: server.url, credentials: { username: 'zoë', password: 'pässwörd ✓' } });
+    const { data } = await client.GET('/protected-resource', { parseAs: 'text' });
+    expect(data).toBe('Hello, zoë. You are authenticated.');
+  }));
+
+test('a base path is part of baseUrl', () =>
+  withTestServer({ BASE_PATH: '/v1' }, async (server) => {
+    const client = createUserRecordsClient({ baseUrl: server.url });
+    const { data } = await client.GET('/users/{id}', { params: { path: { id: 1 } } });
+    expect(data?.id).toBe(1);
+  }));
+
+test('a user name with a colon is refused at creation', () => {
+  expect(() => createUserRecordsClient({ baseUrl: sut.server.url, credentials: { username: 'a:b', password: 'x' } })).toThrow(TypeError);
+});
+
+test('network failures throw', async () => {
+  const client = createUserRecordsClient({ baseUrl: `http://127.0.0.1:${await freePort()}` });
+  await expect(client.GET('/users')).rejects.toThrow();
+});

@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { TEST_CREDENTIALS, useTestServer } from '../support/test-server.js';
+
+// What a developer does with the client: `npm pack`, install the tarball into a fresh project, import it,
+// type-check against its .d.ts files, and call a running server.
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const sut = useTestServer();
+let scratch: string;
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'client-consumer-'));
+  await run('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: join(root, 'client') });
+  const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'))!;
+  writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`], { cwd: scratch });
+}, 180_000);
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+test('the packed client installs and works from plain JavaScript', async () => {
+  writeFileSync(
+    join(scratch, 'use.mjs'),
+    `import { createUserRecordsClient } from '@user-records/client';
+const [baseUrl, username, password] = process.argv.slice(2);
+const client = createUserRecordsClient({ baseUrl, credentials: { username, password } });
+const created = await client.POST('/users', { body: { firstName: 'Packed', lastName: 'Client', email: 'packed@example.com' } });
+const read = await client.GET('/api/users/{id}', { params: { path: { id: created.data.id } } });
+const missing = await client.GET('/users/{id}', { params: { path: { id: 999999 } } });
+const secret = await client.GET('/protected-resource', { parseAs: 'text' });
+console.log(JSON.stringify({ created: created.response.status, read: read.data, missing: missing.error.status, secret: secret.data }));
+`,
+  );
+  const { stdout } = await run(process.execPath, ['use.mjs', sut.server.url, TEST_CREDENTIALS.username, TEST_CREDENTIALS.password], { cwd: scratch });
+  const result = JSON.parse(stdout);
+  expect(result).toEqual({
+    created: 201,
+    read: { data: { id: expect.any(Number), email: 'packed@example.com', first_name: 'Packed', last_name: 'Client' } },
+    missing: 404,
+    secret: `Hello, ${TEST_CREDENTIALS.username}. You are authenticated.`,
+  });
+});
+
+test('its type declarations type-check a consumer, and reject misuse', async () => {
+  writeFileSync(
+    join(scratch, 'use.ts'),
+    `import { createUserRecordsClient, type Problem } from '@user-records/client';
+const client = createUserRecordsClient({ baseUrl: 'http://127.0.0.1:3000' });
+export async function main(): Promise<string | undefined> {
+  const { data, error } = await client.GET('/users/{id}', { params: { path: { id: 1 } } });
+  const problem: Problem | undefined = error;
+  // @ts-expect-error the id is an integer
+  await client.GET('/users/{id}', { params: { path: { id: 'one' } } });
+  return data?.firstName ?? problem?.detail;
+}
+`,
+  );
+  writeFileSync(
+    join(scratch, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] },
+      files: ['use.ts'],
+    }),
+  );
+  await expect(run(join(root, 'node_modules/.bin/tsc'), ['-p', scratch], { cwd: scratch })).resolves.toBeDefined();
+});
