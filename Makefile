@@ -8,10 +8,13 @@ BASIC_AUTH_PASSWORD ?= dev-password
 PORT ?= 3000
 DATABASE_URL ?= sqlite:./data/users.sqlite
 
+MOCK_PORT ?= 4010
+MOCK_DYNAMIC ?=
+
 INSTALLED := node_modules/.installed
 JEST_FLAGS ?=
 
-.PHONY: help install generate check-generated typecheck build run test unit component clean
+.PHONY: help install generate check-generated typecheck build client run mock test clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -28,17 +31,24 @@ generate: $(INSTALLED) ## Regenerate generated/ from openapi/user-records.yaml
 check-generated: $(INSTALLED) ## Fail when generated/ differs from what the contract generates
 	scripts/check-generated.sh
 
-typecheck: $(INSTALLED) ## Strict type check of everything (tsc --noEmit)
+typecheck: $(INSTALLED) ## Strict type check of everything, and of the client as browser code
 	node_modules/.bin/tsc --noEmit
+	node_modules/.bin/tsc --noEmit -p client/tsconfig.json
 
 build: $(INSTALLED) ## Compile the server to dist/
 	npm run build --silent
+
+client: $(INSTALLED) ## Build the client package and pack it (client/user-records-client-*.tgz)
+	cd client && npm pack --silent
 
 run: build ## Start the server on SQLite with demo data (http://127.0.0.1:3000)
 	BASIC_AUTH_USERNAME='$(BASIC_AUTH_USERNAME)' BASIC_AUTH_PASSWORD='$(BASIC_AUTH_PASSWORD)' \
 	PORT='$(PORT)' DATABASE_URL='$(DATABASE_URL)' npm start --silent
 
-test: check-generated typecheck ## Every check: generated code, types, unit and component tests
+mock: $(INSTALLED) ## Prism mock of the contract on 127.0.0.1:$(MOCK_PORT) (MOCK_DYNAMIC=1: generated data)
+	exec node_modules/.bin/prism mock openapi/user-records.yaml -h 127.0.0.1 -p $(MOCK_PORT) $(if $(MOCK_DYNAMIC),--dynamic)
+
+test: check-generated typecheck ## Every check: generated code, types, unit, component, contract and client tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
 
 clean: ## Remove build output and local databases

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { CONTRACT_FILE } from '../../server/http/contract.js';
+
+const PRISM = fileURLToPath(new URL('../../node_modules/@stoplight/prism-cli/dist/index.js', import.meta.url));
+
+/** A Prism process the test started, and the way to stop it (by PID). */
+export interface PrismProcess {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** A port that was free a moment ago (Prism cannot listen on port 0 and report it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function waitForListening(child: ChildProcess, url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`Prism did not start within 30 s:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes(`Prism is listening on ${url}`)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`Prism exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+/** Starts `prism mock` or `prism proxy` on the contract, on a free port; resolves once it listens. */
+export async function startPrism(mode: 'mock' | ['proxy', string], extraArgs: readonly string[] = []): Promise<PrismProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const command = mode === 'mock' ? ['mock', CONTRACT_FILE] : ['proxy', CONTRACT_FILE, mode[1]];
+  const child = spawn(process.execPath, [PRISM, ...command, '-p', String(port), '-h', '127.0.0.1', ...extraArgs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    await waitForListening(child, url);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
