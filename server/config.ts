@@ -1,5 +1,7 @@
-/** Where the store lives, parsed from `DATABASE_URL`. */
-export type DatabaseConfig = { readonly kind: 'sqlite'; readonly filename: string };
+/** Where the store lives, parsed from `DATABASE_URL` (and `DATABASE_POOL_SIZE` for PostgreSQL). */
+export type DatabaseConfig =
+  | { readonly kind: 'sqlite'; readonly filename: string }
+  | { readonly kind: 'postgres'; readonly url: string; readonly poolSize: number };
 
 /** Log levels accepted by `LOG_LEVEL` (pino's names). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -34,14 +36,16 @@ class Invalid {
 const invalid = (reason: string) => new Invalid(reason);
 type Reader<T> = (raw: string) => T | Invalid;
 
-/** `sqlite:<path>` or `sqlite::memory:`. */
+/** `sqlite:<path>`, `sqlite::memory:` or `postgres://…`; the pool size is filled in by loadConfig. */
 const readDatabaseUrl: Reader<DatabaseConfig> = (raw) => {
   if (raw.startsWith('sqlite:')) {
     const filename = raw.slice('sqlite:'.length);
     return filename === '' ? invalid('must name a file after "sqlite:"') : { kind: 'sqlite', filename };
   }
-  if (/^postgres(ql)?:\/\//.test(raw)) return invalid('names PostgreSQL, which this version does not support yet');
-  return invalid('must be sqlite:<path> or sqlite::memory:');
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    return URL.canParse(raw) ? { kind: 'postgres', url: raw, poolSize: 0 } : invalid('is not a valid URL');
+  }
+  return invalid('must be sqlite:<path>, sqlite::memory: or postgres://user@host:port/database');
 };
 
 function integerIn(min: number, max: number): Reader<number> {
@@ -78,15 +82,17 @@ export function loadConfig(env: Env): Config {
     }
     const value = reader(raw);
     if (!(value instanceof Invalid)) return value;
-    // Secrets are never echoed back, not even in a start-up error.
-    const shown = name.startsWith('BASIC_AUTH_PASSWORD') ? '' : ` (got ${JSON.stringify(raw)})`;
+    // Secrets are never echoed back, not even in a start-up error (a database URL may carry a password).
+    const shown = name.startsWith('BASIC_AUTH_PASSWORD') || name === 'DATABASE_URL' ? '' : ` (got ${JSON.stringify(raw)})`;
     problems.push(`${name} ${value.reason}${shown}`);
     return undefined as T;
   }
+  const database = read('DATABASE_URL', readDatabaseUrl, 'sqlite:./data/users.sqlite');
+  const poolSize = read('DATABASE_POOL_SIZE', integerIn(1, 1000), '10');
   const config: Config = {
     port: read('PORT', integerIn(0, 65535), '3000'),
     host: read('HOST', readNonEmpty, '127.0.0.1'),
-    database: read('DATABASE_URL', readDatabaseUrl, 'sqlite:./data/users.sqlite'),
+    database: database?.kind === 'postgres' ? { ...database, poolSize } : database,
     basicAuth: {
       username: read('BASIC_AUTH_USERNAME', readUsername),
       password: read('BASIC_AUTH_PASSWORD', readNonEmpty),

@@ -1,51 +1,134 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  sql,
+  SqliteAdapter,
+  SqliteDialect,
+  type DialectAdapter,
+  type MigrationLockOptions,
+  type Dialect,
+} from 'kysely';
+import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
-import { migrationProvider } from './migrations/index.js';
+import { migrationProvider, type SqlFlavour } from './migrations/index.js';
 import type { Tables } from './tables.js';
 
 // The only module that names a SQL dialect.
 
 /** An open database with its schema migrated, and a way to tell outages from bugs. */
 export interface Database {
+  readonly kind: DatabaseConfig['kind'];
   readonly db: Kysely<Tables>;
-  /** True for errors that mean the store cannot answer now (locked, I/O, closed), not that the query is wrong. */
+  /** True for errors that mean the store cannot answer now (down, locked, I/O, closed), not that the query is wrong. */
   isUnavailable(error: unknown): boolean;
   close(): Promise<void>;
 }
 
-const SQLITE_OUTAGE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL)/;
-
-function isSqliteOutage(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && SQLITE_OUTAGE_CODES.test(code)) return true;
-  // better-sqlite3 and Kysely after close(): the connection is gone rather than the query wrong.
-  return /database connection is not open|driver has already been destroyed/.test(error.message);
+interface DialectSupport {
+  readonly dialect: Dialect;
+  readonly flavour: SqlFlavour;
+  isUnavailable(error: unknown): boolean;
+  /** Schema that holds Kysely's migration tables, when the dialect has schemas. */
+  migrationSchema(db: Kysely<Tables>): Promise<string | undefined>;
 }
 
-function openSqlite(filename: string): SqliteDatabase.Database {
+/**
+ * Kysely's SQLite adapter runs migrations outside a transaction and takes no lock, which is right for one
+ * process but lets two processes that start at once on one file both run the same migration. SQLite has
+ * transactional DDL: in one transaction that starts with a write, SQLite hands the write lock to one
+ * process; the other waits (busy_timeout), then finds the work done.
+ */
+class CrossProcessSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+
+  override async acquireMigrationLock(db: Kysely<any>, { lockTable, lockRowId }: MigrationLockOptions): Promise<void> {
+    await db.updateTable(lockTable).set({ is_locked: 1 }).where('id', '=', lockRowId).execute();
+  }
+
+  override async releaseMigrationLock(db: Kysely<any>, { lockTable, lockRowId }: MigrationLockOptions): Promise<void> {
+    await db.updateTable(lockTable).set({ is_locked: 0 }).where('id', '=', lockRowId).execute();
+  }
+}
+
+class CrossProcessSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new CrossProcessSqliteAdapter();
+  }
+}
+
+const SQLITE_OUTAGE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL)/;
+// Class 08 connection exceptions, 53 insufficient resources, 57P0x shutdown (https://www.postgresql.org/docs/current/errcodes-appendix.html).
+const POSTGRES_OUTAGE = /^(08|53|57P0)/;
+const NETWORK_OUTAGE = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|EHOSTUNREACH|EPIPE|EAI_AGAIN)$/;
+const CLOSED = /database connection is not open|driver has already been destroyed|Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end/i;
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+function isClosed(error: unknown): boolean {
+  return error instanceof Error && CLOSED.test(error.message);
+}
+
+function sqlite(filename: string): DialectSupport {
   if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-  const sqlite = new SqliteDatabase(filename);
+  const database = new SqliteDatabase(filename);
   // WAL lets readers run beside the writer; FULL syncs the log on every commit, so an acknowledged write
   // survives a power loss as well as a crash (https://www.sqlite.org/pragma.html#pragma_synchronous).
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('busy_timeout = 5000');
-  return sqlite;
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = FULL');
+  database.pragma('busy_timeout = 5000');
+  return {
+    dialect: new CrossProcessSqliteDialect({ database }),
+    // AUTOINCREMENT: an id, once deleted, is never handed out again (https://www.sqlite.org/autoinc.html).
+    flavour: { generatedIntegerKey: (column) => column.autoIncrement() },
+    isUnavailable: (error) => SQLITE_OUTAGE.test(errorCode(error)) || isClosed(error),
+    migrationSchema: async () => undefined,
+  };
+}
+
+function postgres(url: string, poolSize: number): DialectSupport {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000 });
+  // An idle client that loses its connection must not crash the process; the next query reports the outage.
+  pool.on('error', () => {});
+  return {
+    dialect: new PostgresDialect({ pool }),
+    // Identity columns are sequences: ids are never reused, even after a rollback or a delete.
+    flavour: { generatedIntegerKey: (column) => column.generatedByDefaultAsIdentity() },
+    isUnavailable: (error) => {
+      const code = errorCode(error);
+      return POSTGRES_OUTAGE.test(code) || NETWORK_OUTAGE.test(code) || isClosed(error);
+    },
+    // Kysely looks for its migration tables in every schema unless told which one: name the schema that
+    // search_path selects, so that several services (or test runs) can share one database.
+    async migrationSchema(db) {
+      const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+      const schema = rows[0]?.schema;
+      if (!schema) throw new Error('no schema of search_path exists in this database');
+      return schema;
+    },
+  };
 }
 
 /** Opens the database named by the configuration and brings its schema up to date. */
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: openSqlite(config.filename) }) });
+  const support = config.kind === 'sqlite' ? sqlite(config.filename) : postgres(config.url, config.poolSize);
+  const db = new Kysely<Tables>({ dialect: support.dialect });
   try {
-    const { error } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+    const migrationTableSchema = await support.migrationSchema(db);
+    const provider = migrationProvider(support.flavour);
+    const { error } = await new Migrator({ db, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) }).migrateToLatest();
     if (error) throw error;
   } catch (error) {
     await db.destroy();
-    throw new Error(`Could not migrate the database: ${(error as Error).message}`, { cause: error });
+    throw new Error(`Could not prepare the database: ${(error as Error).message}`, { cause: error });
   }
-  return { db, isUnavailable: isSqliteOutage, close: () => db.destroy() };
+  return { kind: config.kind, db, isUnavailable: support.isUnavailable, close: () => db.destroy() };
 }

@@ -59,14 +59,14 @@ test('a wrong password is an error value with the 401 problem', async () => {
 });
 
 test('UTF-8 credentials are encoded as RFC 7617 says', () =>
-  withTestServer({ BASIC_AUTH_USERNAME: 'zoë', BASIC_AUTH_PASSWORD: 'pässwörd ✓' }, async (server) => {
+  withTestServer({ env: { BASIC_AUTH_USERNAME: 'zoë', BASIC_AUTH_PASSWORD: 'pässwörd ✓' } }, async (server) => {
     const client = createUserRecordsClient({ baseUrl: server.url, credentials: { username: 'zoë', password: 'pässwörd ✓' } });
     const { data } = await client.GET('/protected-resource', { parseAs: 'text' });
     expect(data).toBe('Hello, zoë. You are authenticated.');
   }));
 
 test('a base path is part of baseUrl', () =>
-  withTestServer({ BASE_PATH: '/v1' }, async (server) => {
+  withTestServer({ env: { BASE_PATH: '/v1' } }, async (server) => {
     const client = createUserRecordsClient({ baseUrl: server.url });
     const { data } = await client.GET('/users/{id}', { params: { path: { id: 1 } } });
     expect(data?.id).toBe(1);

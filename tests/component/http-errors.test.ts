@@ -1,143 +1,146 @@
 import { buildUserInput } from '../support/builders.js';
 import { storedCount } from '../support/stored.js';
 import { useTestServer, withTestServer } from '../support/test-server.js';
+import { describeEachDialect } from '../support/test-store.js';
 
 // The error statuses of DESIGN.md, each answered as application/problem+json (checked by httpClient).
 
-const sut = useTestServer({ BODY_LIMIT_BYTES: '4096' });
+describeEachDialect((dialect) => {
+  const sut = useTestServer({ dialect, env: { BODY_LIMIT_BYTES: '4096' } });
 
-const JSON_TYPE = { 'content-type': 'application/json' };
+  const JSON_TYPE = { 'content-type': 'application/json' };
 
-describe('400: a body that is not JSON', () => {
-  test.each([
-    ['truncated object', '{"firstName": "A"'],
-    ['trailing comma', '{"firstName": "A",}'],
-    ['single quotes', "{'firstName': 'A'}"],
-    ['bare word', 'hello'],
-  ])('%s', async (_case, raw) => {
-    const before = await storedCount(sut.server);
-    const res = await sut.api.request('POST', '/users', { raw, headers: JSON_TYPE });
-    expect(res.status).toBe(400);
-    expect(res.body.type).toBe('urn:user-records:problem:malformed-json');
-    expect(await storedCount(sut.server)).toBe(before);
+  describe('400: a body that is not JSON', () => {
+    test.each([
+      ['truncated object', '{"firstName": "A"'],
+      ['trailing comma', '{"firstName": "A",}'],
+      ['single quotes', "{'firstName': 'A'}"],
+      ['bare word', 'hello'],
+    ])('%s', async (_case, raw) => {
+      const before = await storedCount(sut.server);
+      const res = await sut.api.request('POST', '/users', { raw, headers: JSON_TYPE });
+      expect(res.status).toBe(400);
+      expect(res.body.type).toBe('urn:user-records:problem:malformed-json');
+      expect(await storedCount(sut.server)).toBe(before);
+    });
+
+    test('an empty body', async () => {
+      const res = await sut.api.request('PUT', '/api/users/1', { raw: '', headers: JSON_TYPE });
+      expect(res.status).toBe(400);
+      expect(res.body.detail).toMatch(/empty/);
+    });
   });
 
-  test('an empty body', async () => {
-    const res = await sut.api.request('PUT', '/api/users/1', { raw: '', headers: JSON_TYPE });
-    expect(res.status).toBe(400);
-    expect(res.body.detail).toMatch(/empty/);
-  });
-});
-
-describe('404: unknown routes', () => {
-  test.each(['/nope', '/api/nope', '/users/1/extra', '/users/', '/USERS', '/api/users/1/', '/api'])('%s', async (path) => {
-    const res = await sut.api.get(path);
-    expect(res.status).toBe(404);
-    expect(res.body.detail).toBe(`No route matches GET ${path}.`);
-  });
-});
-
-describe('405: a method the path does not have', () => {
-  test.each([
-    ['PATCH', '/users/1', 'DELETE, GET, HEAD, OPTIONS, PUT'],
-    ['POST', '/users/1', 'DELETE, GET, HEAD, OPTIONS, PUT'],
-    ['DELETE', '/users', 'GET, HEAD, OPTIONS, POST'],
-    ['PUT', '/api/users', 'GET, HEAD, OPTIONS, POST'],
-    ['POST', '/protected-resource', 'GET, HEAD, OPTIONS'],
-  ])('%s %s', async (method, path, allow) => {
-    const res = await sut.api.request(method, path);
-    expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe(allow);
-    expect(res.body.status).toBe(405);
+  describe('404: unknown routes', () => {
+    test.each(['/nope', '/api/nope', '/users/1/extra', '/users/', '/USERS', '/api/users/1/', '/api'])('%s', async (path) => {
+      const res = await sut.api.get(path);
+      expect(res.status).toBe(404);
+      expect(res.body.detail).toBe(`No route matches GET ${path}.`);
+    });
   });
 
-  test('OPTIONS answers 204 with Allow', async () => {
-    const res = await sut.api.request('OPTIONS', '/api/users/1', { unchecked: true });
-    expect(res.status).toBe(204);
-    expect(res.headers.get('allow')).toBe('DELETE, GET, HEAD, OPTIONS, PUT');
+  describe('405: a method the path does not have', () => {
+    test.each([
+      ['PATCH', '/users/1', 'DELETE, GET, HEAD, OPTIONS, PUT'],
+      ['POST', '/users/1', 'DELETE, GET, HEAD, OPTIONS, PUT'],
+      ['DELETE', '/users', 'GET, HEAD, OPTIONS, POST'],
+      ['PUT', '/api/users', 'GET, HEAD, OPTIONS, POST'],
+      ['POST', '/protected-resource', 'GET, HEAD, OPTIONS'],
+    ])('%s %s', async (method, path, allow) => {
+      const res = await sut.api.request(method, path);
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe(allow);
+      expect(res.body.status).toBe(405);
+    });
+
+    test('OPTIONS answers 204 with Allow', async () => {
+      const res = await sut.api.request('OPTIONS', '/api/users/1', { unchecked: true });
+      expect(res.status).toBe(204);
+      expect(res.headers.get('allow')).toBe('DELETE, GET, HEAD, OPTIONS, PUT');
+    });
+
+    test('HEAD is answered like GET, without a body', async () => {
+      const res = await sut.api.request('HEAD', '/users/1', { unchecked: true });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(res.text).toBe('');
+    });
   });
 
-  test('HEAD is answered like GET, without a body', async () => {
-    const res = await sut.api.request('HEAD', '/users/1', { unchecked: true });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(res.text).toBe('');
-  });
-});
-
-describe('413: a body over the limit', () => {
-  test('is refused before it is parsed, and nothing is stored', async () => {
-    const before = await storedCount(sut.server);
-    const res = await sut.api.post('/users', buildUserInput({ lastName: 'x'.repeat(5000) }));
-    expect(res.status).toBe(413);
-    expect(res.body.type).toBe('urn:user-records:problem:payload-too-large');
-    expect(await storedCount(sut.server)).toBe(before);
-  });
-});
-
-describe('415: a body that is not application/json', () => {
-  test.each([
-    ['no Content-Type', {}],
-    ['text/plain', { 'content-type': 'text/plain' }],
-    ['a form', { 'content-type': 'application/x-www-form-urlencoded' }],
-  ])('%s', async (_case, headers) => {
-    const raw = JSON.stringify(buildUserInput());
-    const res = await sut.api.request('POST', '/users', { raw, headers });
-    expect(res.status).toBe(415);
-    expect(res.body.type).toBe('urn:user-records:problem:unsupported-media-type');
+  describe('413: a body over the limit', () => {
+    test('is refused before it is parsed, and nothing is stored', async () => {
+      const before = await storedCount(sut.server);
+      const res = await sut.api.post('/users', buildUserInput({ lastName: 'x'.repeat(5000) }));
+      expect(res.status).toBe(413);
+      expect(res.body.type).toBe('urn:user-records:problem:payload-too-large');
+      expect(await storedCount(sut.server)).toBe(before);
+    });
   });
 
-  test('application/json with a charset parameter is accepted', async () => {
-    const res = await sut.api.post('/users', buildUserInput(), { headers: { 'content-type': 'application/json; charset=utf-8' } });
-    expect(res.status).toBe(201);
+  describe('415: a body that is not application/json', () => {
+    test.each([
+      ['no Content-Type', {}],
+      ['text/plain', { 'content-type': 'text/plain' }],
+      ['a form', { 'content-type': 'application/x-www-form-urlencoded' }],
+    ])('%s', async (_case, headers) => {
+      const raw = JSON.stringify(buildUserInput());
+      const res = await sut.api.request('POST', '/users', { raw, headers });
+      expect(res.status).toBe(415);
+      expect(res.body.type).toBe('urn:user-records:problem:unsupported-media-type');
+    });
+
+    test('application/json with a charset parameter is accepted', async () => {
+      const res = await sut.api.post('/users', buildUserInput(), { headers: { 'content-type': 'application/json; charset=utf-8' } });
+      expect(res.status).toBe(201);
+    });
   });
-});
 
-describe('422: JSON that breaks the schema', () => {
-  test('a __proto__ member is refused (422) and pollutes nothing', async () => {
-    const before = await storedCount(sut.server);
-    const raw = '{"firstName":"A","lastName":"B","email":"a@example.com","__proto__":{"polluted":true}}';
-    const res = await sut.api.request('POST', '/users', { raw, headers: JSON_TYPE });
-    expect(res.status).toBe(422);
-    expect(res.body.detail).toMatch(/__proto__/);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(await storedCount(sut.server)).toBe(before);
+  describe('422: JSON that breaks the schema', () => {
+    test('a __proto__ member is refused (422) and pollutes nothing', async () => {
+      const before = await storedCount(sut.server);
+      const raw = '{"firstName":"A","lastName":"B","email":"a@example.com","__proto__":{"polluted":true}}';
+      const res = await sut.api.request('POST', '/users', { raw, headers: JSON_TYPE });
+      expect(res.status).toBe(422);
+      expect(res.body.detail).toMatch(/__proto__/);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect(await storedCount(sut.server)).toBe(before);
+    });
+
+    test('lists every failure at once', async () => {
+      const res = await sut.api.post('/users', { firstName: 7, email: 'x', extra: true });
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual(
+        expect.arrayContaining([
+          { path: '/lastName', message: 'is required' },
+          { path: '/extra', message: 'is not allowed' },
+          { path: '/firstName', message: 'must be string' },
+          { path: '/email', message: 'must match format "email"' },
+        ]),
+      );
+    });
   });
 
-  test('lists every failure at once', async () => {
-    const res = await sut.api.post('/users', { firstName: 7, email: 'x', extra: true });
-    expect(res.status).toBe(422);
-    expect(res.body.errors).toEqual(
-      expect.arrayContaining([
-        { path: '/lastName', message: 'is required' },
-        { path: '/extra', message: 'is not allowed' },
-        { path: '/firstName', message: 'must be string' },
-        { path: '/email', message: 'must match format "email"' },
-      ]),
-    );
+  describe('BASE_PATH', () => {
+    test('mounts every path under the prefix, Location included', () =>
+      withTestServer({ dialect, env: { BASE_PATH: '/v1' } }, async (mounted, client) => {
+        expect(mounted.url).toMatch(/\/v1$/);
+        expect((await client.get('/users/1')).status).toBe(200);
+        expect((await client.get('/api/users/1')).status).toBe(200);
+        const created = await client.post('/api/users', { name: 'Base Path', email: 'bp@example.com' });
+        expect(created.headers.get('location')).toBe(`/v1/api/users/${created.body.id}`);
+        const outside = await fetch(new URL('/users/1', mounted.url));
+        expect(outside.status).toBe(404);
+      }));
   });
-});
 
-describe('BASE_PATH', () => {
-  test('mounts every path under the prefix, Location included', () =>
-    withTestServer({ BASE_PATH: '/v1' }, async (mounted, client) => {
-      expect(mounted.url).toMatch(/\/v1$/);
-      expect((await client.get('/users/1')).status).toBe(200);
-      expect((await client.get('/api/users/1')).status).toBe(200);
-      const created = await client.post('/api/users', { name: 'Base Path', email: 'bp@example.com' });
-      expect(created.headers.get('location')).toBe(`/v1/api/users/${created.body.id}`);
-      const outside = await fetch(new URL('/users/1', mounted.url));
-      expect(outside.status).toBe(404);
-    }));
-});
-
-describe('503: the store is unavailable', () => {
-  test('is reported as problem+json, not as a crash', () =>
-    withTestServer({}, async (broken, client) => {
-      await broken.database.close();
-      for (const res of [await client.get('/users/1'), await client.get('/api/users'), await client.post('/users', buildUserInput())]) {
-        expect(res.status).toBe(503);
-        expect(res.body).toMatchObject({ type: 'urn:user-records:problem:store-unavailable', status: 503 });
-      }
-    }));
+  describe('503: the store is unavailable', () => {
+    test('is reported as problem+json, not as a crash', () =>
+      withTestServer({ dialect }, async (broken, client) => {
+        await broken.database.close();
+        for (const res of [await client.get('/users/1'), await client.get('/api/users'), await client.post('/users', buildUserInput())]) {
+          expect(res.status).toBe(503);
+          expect(res.body).toMatchObject({ type: 'urn:user-records:problem:store-unavailable', status: 503 });
+        }
+      }));
+  });
 });

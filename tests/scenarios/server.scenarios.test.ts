@@ -1,7 +1,10 @@
 import { TEST_CREDENTIALS, useTestServer } from '../support/test-server.js';
+import { describeEachDialect } from '../support/test-store.js';
 import { describeScenarios } from './user-records.scenarios.js';
 
-// The client scenarios against the real server on SQLite.
+// The client scenarios against the real server, on each database.
 
-const sut = useTestServer();
-describeScenarios('server', () => ({ baseUrl: sut.server.url, credentials: TEST_CREDENTIALS }));
+describeEachDialect((dialect) => {
+  const sut = useTestServer({ dialect });
+  describeScenarios('server', () => ({ baseUrl: sut.server.url, credentials: TEST_CREDENTIALS }));
+});

@@ -1,40 +1,47 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import { startServer, type RunningServer } from '../../server/server.js';
 import { httpClient, type HttpClient } from './http-client.js';
+import { createTestStore, type Dialect, type TestStore } from './test-store.js';
 
 /** Credentials every test server accepts. */
 export const TEST_CREDENTIALS = { username: 'tester', password: 'correct horse battery staple' } as const;
 
-/** A real server on port 0 over a real SQLite file in its own temporary folder. */
+/** A real server on port 0 over a real database of its own. */
 export interface TestServer extends RunningServer {
-  readonly dir: string;
-  /** Stops the server; the folder (and its database) stays until `cleanup`. */
+  readonly store: TestStore;
+  /** Stops the server; the store stays until `cleanup`, for a restart on the same data. */
   stop(): Promise<void>;
-  /** Stops the server if it runs and deletes its folder. */
+  /** Stops the server if it runs and drops its store. */
   cleanup(): Promise<void>;
 }
 
-/** Environment of a test server; override any variable, e.g. `{ SEED_DEMO_DATA: 'false' }`. */
-export function testEnv(dir: string, overrides: Record<string, string> = {}): Record<string, string> {
+/** How to start a test server: on which database, with which extra environment. */
+export interface TestServerOptions {
+  readonly dialect?: Dialect;
+  /** Start on the store of an earlier server instead of a new one. */
+  readonly store?: TestStore;
+  /** Environment variables, e.g. `{ SEED_DEMO_DATA: 'false' }`. */
+  readonly env?: Record<string, string>;
+}
+
+/** The environment of a test server on the given store. */
+export function testEnv(store: TestStore, env: Record<string, string> = {}): Record<string, string> {
   return {
     PORT: '0',
     HOST: '127.0.0.1',
-    DATABASE_URL: `sqlite:${join(dir, 'users.sqlite')}`,
+    DATABASE_URL: store.url,
     BASIC_AUTH_USERNAME: TEST_CREDENTIALS.username,
     BASIC_AUTH_PASSWORD: TEST_CREDENTIALS.password,
     LOG_LEVEL: 'silent',
-    ...overrides,
+    ...env,
   };
 }
 
-/** Starts a server; pass `dir` to start again on the database of an earlier one. */
-export async function startTestServer(overrides: Record<string, string> = {}, dir?: string): Promise<TestServer> {
-  const folder = dir ?? mkdtempSync(join(tmpdir(), 'user-records-'));
-  const config = loadConfig(testEnv(folder, overrides));
+/** Starts a server in this process, listening on a free port. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const store = options.store ?? (await createTestStore(options.dialect ?? 'sqlite'));
+  const config = loadConfig(testEnv(store, options.env));
   const server = await startServer(config, createLogger(config.logLevel));
   let running = true;
   const stop = async () => {
@@ -43,11 +50,11 @@ export async function startTestServer(overrides: Record<string, string> = {}, di
   };
   return {
     ...server,
-    dir: folder,
+    store,
     stop,
     async cleanup() {
       await stop();
-      rmSync(folder, { recursive: true, force: true });
+      await store.drop();
     },
   };
 }
@@ -59,10 +66,10 @@ export interface ServerUnderTest {
 }
 
 /** Starts one server for the enclosing file or describe block (beforeAll) and removes it afterwards. */
-export function useTestServer(overrides: Record<string, string> = {}): ServerUnderTest {
+export function useTestServer(options: TestServerOptions = {}): ServerUnderTest {
   const current: { server?: TestServer; api?: HttpClient } = {};
   beforeAll(async () => {
-    current.server = await startTestServer(overrides);
+    current.server = await startTestServer(options);
     current.api = httpClient(current.server.url);
   });
   afterAll(() => current.server?.cleanup());
@@ -76,12 +83,12 @@ export function useTestServer(overrides: Record<string, string> = {}): ServerUnd
   };
 }
 
-/** Runs `work` against a server of its own, then removes the server and its database. */
+/** Runs `work` against a server of its own, then removes the server and its store. */
 export async function withTestServer<T>(
-  overrides: Record<string, string>,
+  options: TestServerOptions,
   work: (server: TestServer, api: HttpClient) => Promise<T>,
 ): Promise<T> {
-  const server = await startTestServer(overrides);
+  const server = await startTestServer(options);
   try {
     return await work(server, httpClient(server.url));
   } finally {

@@ -62,8 +62,10 @@ describe('loadConfig', () => {
   test.each([
     ['PORT', '70000', 'PORT must be an integer from 0 to 65535 (got "70000")'],
     ['PORT', 'http', 'PORT must be an integer from 0 to 65535 (got "http")'],
-    ['DATABASE_URL', 'mysql://x', 'DATABASE_URL must be sqlite:<path> or sqlite::memory: (got "mysql://x")'],
-    ['DATABASE_URL', 'sqlite:', 'DATABASE_URL must name a file after "sqlite:" (got "sqlite:")'],
+    ['DATABASE_URL', 'mysql://x', 'DATABASE_URL must be sqlite:<path>, sqlite::memory: or postgres://user@host:port/database'],
+    ['DATABASE_URL', 'sqlite:', 'DATABASE_URL must name a file after "sqlite:"'],
+    ['DATABASE_URL', 'postgres://user:pw@[bad', 'DATABASE_URL is not a valid URL'],
+    ['DATABASE_POOL_SIZE', '0', 'DATABASE_POOL_SIZE must be an integer from 1 to 1000 (got "0")'],
     ['BASE_PATH', 'v1', 'BASE_PATH must be empty or a path such as /v1 (no trailing slash) (got "v1")'],
     ['BASE_PATH', '/v1/', 'BASE_PATH must be empty or a path such as /v1 (no trailing slash) (got "/v1/")'],
     ['SEED_DEMO_DATA', 'yes', 'SEED_DEMO_DATA must be true or false (got "yes")'],
@@ -75,7 +77,16 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...required, [name]: value })).toEqual([message]);
   });
 
-  test('PostgreSQL URLs are refused with a clear message until that backend exists', () => {
-    expect(problemsOf({ ...required, DATABASE_URL: 'postgres://localhost/test' })[0]).toMatch(/DATABASE_URL names PostgreSQL/);
+  test('a PostgreSQL URL selects PostgreSQL with a pool', () => {
+    expect(loadConfig({ ...required, DATABASE_URL: 'postgres://app@db:5432/users' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://app@db:5432/users',
+      poolSize: 10,
+    });
+    expect(loadConfig({ ...required, DATABASE_URL: 'postgresql://db/users', DATABASE_POOL_SIZE: '25' }).database).toMatchObject({ poolSize: 25 });
+  });
+
+  test('the password of a database URL is never echoed', () => {
+    expect(problemsOf({ ...required, DATABASE_URL: 'mysql://user:hunter2@db/x' }).join()).not.toContain('hunter2');
   });
 });

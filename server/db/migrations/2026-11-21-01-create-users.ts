@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
+import type { SqlFlavour } from './index.js';
 
 // Frozen in time: a migration never imports application code, so later changes cannot rewrite history.
 
 /** Creates the users table and the table of facts the store keeps about itself. */
-export async function up(db: Kysely<unknown>): Promise<void> {
+export async function up(db: Kysely<unknown>, flavour: SqlFlavour): Promise<void> {
   await db.schema
     .createTable('users')
-    // AUTOINCREMENT: an id, once deleted, is never handed out again.
-    .addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', (col) => flavour.generatedIntegerKey(col.primaryKey()))
     .addColumn('first_name', 'text', (col) => col.notNull())
     .addColumn('last_name', 'text', (col) => col.notNull())
     .addColumn('email', 'text', (col) => col.notNull())

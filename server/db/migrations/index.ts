@@ -1,12 +1,35 @@
-import type { Migration, MigrationProvider } from 'kysely';
+import type { ColumnDefinitionBuilder, Migration, MigrationProvider } from 'kysely';
 import * as createUsers from './2026-11-21-01-create-users.js';
 
+/**
+ * The few things a migration cannot say the same way in every SQL dialect. database.ts, the one module that
+ * names dialects, supplies them; migrations stay free of application code and of dialect names.
+ */
+export interface SqlFlavour {
+  /** An integer primary key the database assigns and never hands out twice. */
+  generatedIntegerKey(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
+}
+
+/** A migration that needs to know the flavour of SQL it writes. */
+export interface FlavouredMigration {
+  up(db: Parameters<Migration['up']>[0], flavour: SqlFlavour): Promise<void>;
+  down?(db: Parameters<Migration['up']>[0]): Promise<void>;
+}
+
 /** Every migration by name; names sort in the order they must run. */
-const migrations: Record<string, Migration> = {
+const migrations: Record<string, FlavouredMigration> = {
   '2026-11-21-01-create-users': createUsers,
 };
 
 /** Hands Kysely's Migrator the migrations compiled into the service, so no directory is scanned at run time. */
-export const migrationProvider: MigrationProvider = {
-  getMigrations: async () => migrations,
-};
+export function migrationProvider(flavour: SqlFlavour): MigrationProvider {
+  return {
+    getMigrations: async () =>
+      Object.fromEntries(
+        Object.entries(migrations).map(([name, migration]) => [
+          name,
+          { up: (db) => migration.up(db, flavour), ...(migration.down ? { down: migration.down } : {}) } satisfies Migration,
+        ]),
+      ),
+  };
+}

@@ -1,0 +1,22 @@
+// Runs once before Jest's workers start: finds out whether PostgreSQL is reachable, so the suites know
+// whether to run their PostgreSQL half. Under CI=true an unreachable PostgreSQL fails the run instead.
+import pg from 'pg';
+
+export default async function globalSetup() {
+  const url = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    process.env.TEST_POSTGRES_URL = url;
+    process.env.TEST_POSTGRES = 'available';
+  } catch (error) {
+    if (process.env.CI === 'true') {
+      throw new Error(`PostgreSQL is not reachable at ${url}, and under CI=true its tests must run: ${error.message}`);
+    }
+    process.env.TEST_POSTGRES = 'unavailable';
+    console.warn(`\nPostgreSQL is not reachable at ${url} (${error.message}): its tests are skipped. Set TEST_POSTGRES_URL to use another.\n`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
