@@ -276,6 +276,25 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A request with this `Idempotency-Key` is still being processed; retry after a moment. */
+        Conflict: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `If-Match` names none of the user's current version; the user is untouched. */
+        PreconditionFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The body is larger than 64 KiB. */
         PayloadTooLarge: {
             headers: {
@@ -294,7 +313,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The body is JSON but breaks the schema. */
+        /** @description The body is JSON but breaks the schema, or reuses an `Idempotency-Key` with another body. */
         UnprocessableEntity: {
             headers: {
                 [name: string]: unknown;
@@ -323,6 +342,23 @@ export interface components {
         Page: number;
         /** @description Users per page. */
         PerPage: number;
+        /**
+         * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+         *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
+         *     the change is applied unconditionally.
+         *
+         * @example "3"
+         */
+        IfMatch: string;
+        /**
+         * @description Makes a create safe to retry. The first request with a key creates the user; a retry with the same key
+         *     and the same body gets the original status and body again (with `Idempotent-Replayed: true`), and no
+         *     second user. The same key with a different body gets `422`; a retry while the first request is still
+         *     being processed gets `409`. Keys are kept for 24 hours.
+         *
+         * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
+         */
+        IdempotencyKey: string;
         /** @description Any text; accepted and ignored. */
         XCustomHeader: string;
         /** @description Any text; accepted and ignored. */
@@ -345,6 +381,12 @@ export interface components {
         DemoLocation: string;
         /** @description Path of the created user in shape B. */
         LocalLocation: string;
+        /** @description Strong validator of the user's current version; send it back in `If-Match`. */
+        ETag: string;
+        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key`. */
+        IdempotentReplayed: "true";
+        /** @description Seconds to wait before trying again. */
+        RetryAfter: string;
         /** @description The Basic challenge. */
         WwwAuthenticate: string;
     };
@@ -388,6 +430,15 @@ export interface operations {
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
+                /**
+                 * @description Makes a create safe to retry. The first request with a key creates the user; a retry with the same key
+                 *     and the same body gets the original status and body again (with `Idempotent-Replayed: true`), and no
+                 *     second user. The same key with a different body gets `422`; a retry while the first request is still
+                 *     being processed gets `409`. Keys are kept for 24 hours.
+                 *
+                 * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -398,6 +449,8 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["DemoLocation"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -405,6 +458,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
@@ -432,6 +486,7 @@ export interface operations {
             /** @description The user. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -449,6 +504,14 @@ export interface operations {
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
+                /**
+                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
+                 *     the change is applied unconditionally.
+                 *
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -464,6 +527,7 @@ export interface operations {
             /** @description The user was replaced. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -472,6 +536,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
@@ -484,6 +549,14 @@ export interface operations {
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
+                /**
+                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
+                 *     the change is applied unconditionally.
+                 *
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -505,6 +578,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -556,6 +630,15 @@ export interface operations {
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
+                /**
+                 * @description Makes a create safe to retry. The first request with a key creates the user; a retry with the same key
+                 *     and the same body gets the original status and body again (with `Idempotent-Replayed: true`), and no
+                 *     second user. The same key with a different body gets `422`; a retry while the first request is still
+                 *     being processed gets `409`. Keys are kept for 24 hours.
+                 *
+                 * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -566,6 +649,8 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["LocalLocation"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -573,6 +658,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
@@ -600,6 +686,7 @@ export interface operations {
             /** @description The user. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -617,6 +704,14 @@ export interface operations {
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
+                /**
+                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
+                 *     the change is applied unconditionally.
+                 *
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -632,6 +727,7 @@ export interface operations {
             /** @description The user as stored after the replacement. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -640,6 +736,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
@@ -652,6 +749,14 @@ export interface operations {
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
+                /**
+                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
+                 *     the change is applied unconditionally.
+                 *
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -673,6 +778,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -10,6 +10,9 @@ import { createApp } from './http/app.js';
 import { loadContract } from './http/contract.js';
 import { createLogger, type Logger } from './logger.js';
 
+/** How often expired idempotency keys are deleted. */
+const KEY_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
 /** A server that is listening, and the way to stop it. */
 export interface RunningServer {
   /** Base URL including BASE_PATH, e.g. `http://127.0.0.1:3000`. */
@@ -37,11 +40,15 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       logger.info('seeded the empty store with 12 demo users');
     }
     const users = createUserService(createUserRepository(database));
+    const sweep = () => users.sweepExpiredKeys().catch((error: unknown) => logger.warn({ err: error }, 'could not sweep idempotency keys'));
+    void sweep();
+    const sweeper = setInterval(sweep, KEY_SWEEP_INTERVAL_MS).unref();
     const handlers = createHandlers({ users, basePath: config.basePath });
     const http = createServer(createApp({ config, contract, handlers, logger }).callback());
     const port = await listen(http, config.port, config.host);
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const close = async () => {
+      clearInterval(sweeper);
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await database.close();
     };

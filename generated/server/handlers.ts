@@ -28,21 +28,25 @@ export interface Principal {
   readonly username: string;
 }
 
-/** What a handler receives: validated and coerced parameters and body. */
+/** What a handler receives: validated and coerced parameters, headers and body. */
 export interface RequestOf<Id extends OperationId> {
   readonly path: Defined<operations[Id]['parameters']['path']>;
   readonly query: WithRequired<Defined<operations[Id]['parameters']['query']>, DefaultedQueryParams[Id]>;
+  /** Declared header parameters, under the names the contract gives them (e.g. `If-Match`). */
+  readonly header: Defined<operations[Id]['parameters']['header']>;
   readonly body: JsonContent<operations[Id]['requestBody']>;
   readonly principal: Id extends SecuredOperationId ? Principal : undefined;
 }
 
 type ResponseContent<R> = R extends { content: infer C } ? C[keyof C] : undefined;
+/** A JSON array may also be handed over as an async iterable, which the HTTP layer streams item by item. */
+type Streamable<B> = B extends readonly (infer Item)[] ? B | AsyncIterable<Item> : B;
 
 /** One declared response of an operation: its status, its body and any headers it sets. */
 export type Reply<Id extends OperationId, Status extends keyof operations[Id]['responses']> =
   ResponseContent<operations[Id]['responses'][Status]> extends undefined
     ? { readonly status: Status; readonly body?: undefined; readonly headers?: Readonly<Record<string, string>> }
-    : { readonly status: Status; readonly body: ResponseContent<operations[Id]['responses'][Status]>; readonly headers?: Readonly<Record<string, string>> };
+    : { readonly status: Status; readonly body: Streamable<ResponseContent<operations[Id]['responses'][Status]>>; readonly headers?: Readonly<Record<string, string>> };
 
 /** The server side of the contract: one method per operationId, returning one of its declared responses. */
 export interface UserRecordsHandlers {
@@ -60,6 +64,7 @@ export interface UserRecordsHandlers {
   createDemoUser(request: RequestOf<'createDemoUser'>): Promise<
     | Reply<'createDemoUser', 201>
     | Reply<'createDemoUser', 400>
+    | Reply<'createDemoUser', 409>
     | Reply<'createDemoUser', 413>
     | Reply<'createDemoUser', 415>
     | Reply<'createDemoUser', 422>
@@ -70,6 +75,7 @@ export interface UserRecordsHandlers {
     | Reply<'deleteDemoUser', 204>
     | Reply<'deleteDemoUser', 400>
     | Reply<'deleteDemoUser', 404>
+    | Reply<'deleteDemoUser', 412>
     | Reply<'deleteDemoUser', 503>
   >;
   /** GET /api/users/{id}: Get one user, wrapped in `data` (shape A) */
@@ -90,6 +96,7 @@ export interface UserRecordsHandlers {
     | Reply<'replaceDemoUser', 200>
     | Reply<'replaceDemoUser', 400>
     | Reply<'replaceDemoUser', 404>
+    | Reply<'replaceDemoUser', 412>
     | Reply<'replaceDemoUser', 413>
     | Reply<'replaceDemoUser', 415>
     | Reply<'replaceDemoUser', 422>
@@ -99,6 +106,7 @@ export interface UserRecordsHandlers {
   createUser(request: RequestOf<'createUser'>): Promise<
     | Reply<'createUser', 201>
     | Reply<'createUser', 400>
+    | Reply<'createUser', 409>
     | Reply<'createUser', 413>
     | Reply<'createUser', 415>
     | Reply<'createUser', 422>
@@ -109,6 +117,7 @@ export interface UserRecordsHandlers {
     | Reply<'deleteUser', 204>
     | Reply<'deleteUser', 400>
     | Reply<'deleteUser', 404>
+    | Reply<'deleteUser', 412>
     | Reply<'deleteUser', 503>
   >;
   /** GET /users/{id}: Get one user (shape B) */
@@ -128,6 +137,7 @@ export interface UserRecordsHandlers {
     | Reply<'replaceUser', 200>
     | Reply<'replaceUser', 400>
     | Reply<'replaceUser', 404>
+    | Reply<'replaceUser', 412>
     | Reply<'replaceUser', 413>
     | Reply<'replaceUser', 415>
     | Reply<'replaceUser', 422>

@@ -17,10 +17,23 @@ export interface ServiceMetaTable {
   value: string;
 }
 
+/** Idempotency keys of creates, with the response each first produced (ISO 8601 text timestamps). */
+export interface IdempotencyKeysTable {
+  key: string;
+  fingerprint: string;
+  state: 'in-flight' | 'done';
+  outcome: string | null;
+  user_id: number | null;
+  locked_until: string;
+  expires_at: string;
+  created_at: string;
+}
+
 /** Every table, for Kysely's type checking. */
 export interface Tables {
   users: UsersTable;
   service_meta: ServiceMetaTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 /** One row of `users` as read. */

@@ -1,8 +1,9 @@
+import type { Kysely } from 'kysely';
 import { StoreUnavailableError } from '../domain/errors.js';
-import type { UserRepository } from '../domain/user-repository.js';
+import type { ChangeResult, UserRepository, VersionCondition } from '../domain/user-repository.js';
 import type { User, UserFields } from '../domain/user.js';
 import type { Database } from './database.js';
-import type { UserRow } from './tables.js';
+import type { Tables, UserRow } from './tables.js';
 
 /** Maps a stored row to the domain record: the one place that knows the column names. */
 export function toUser(row: UserRow): User {
@@ -23,6 +24,17 @@ const toColumns = (fields: UserFields) => ({
   email: fields.email,
 });
 
+async function insertUser(db: Kysely<Tables>, fields: UserFields, now: string): Promise<User> {
+  const values = { ...toColumns(fields), created_at: now, updated_at: now };
+  return toUser(await db.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow());
+}
+
+/** Explains why a conditional change touched no row: the user is gone, or has another version. */
+async function whyUnchanged(db: Kysely<Tables>, id: number): Promise<ChangeResult<never>> {
+  const row = await db.selectFrom('users').select('version').where('id', '=', id).executeTakeFirst();
+  return row ? { outcome: 'stale', currentVersion: row.version } : { outcome: 'missing' };
+}
+
 /** The user repository over Kysely; store outages surface as StoreUnavailableError. */
 export function createUserRepository({ db, isUnavailable }: Database): UserRepository {
   async function guard<T>(work: () => Promise<T>): Promise<T> {
@@ -33,19 +45,26 @@ export function createUserRepository({ db, isUnavailable }: Database): UserRepos
     }
   }
   const users = () => db.selectFrom('users').selectAll();
+  const versions = (condition: VersionCondition) => (condition === 'any' ? [] : condition);
 
   return {
-    create: (fields, now) =>
-      guard(async () => {
-        const values = { ...toColumns(fields), created_at: now, updated_at: now };
-        return toUser(await db.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow());
-      }),
+    create: (fields, now) => guard(() => insertUser(db, fields, now)),
     findById: (id) =>
       guard(async () => {
         const row = await users().where('id', '=', id).executeTakeFirst();
         return row && toUser(row);
       }),
-    listAll: () => guard(async () => (await users().orderBy('id').execute()).map(toUser)),
+    async *streamAll(sliceSize) {
+      // Keyset slices on the primary key: each query is short, so no connection or lock is held while a
+      // slow client reads, and memory holds one slice at a time.
+      let after = 0;
+      for (;;) {
+        const rows = await guard(() => users().where('id', '>', after).orderBy('id').limit(sliceSize).execute());
+        for (const row of rows) yield toUser(row);
+        if (rows.length < sliceSize) return;
+        after = rows[rows.length - 1]!.id;
+      }
+    },
     listSlice: (offset, limit) =>
       guard(() =>
         db.transaction().execute(async (trx) => {
@@ -57,20 +76,70 @@ export function createUserRepository({ db, isUnavailable }: Database): UserRepos
           return { users: rows.map(toUser), total: Number(total) };
         }),
       ),
-    replace: (id, fields, now) =>
+    replace: (id, fields, now, condition) =>
       guard(async () => {
+        if (condition !== 'any' && condition.length === 0) return whyUnchanged(db, id);
         const row = await db
           .updateTable('users')
           .set((eb) => ({ ...toColumns(fields), updated_at: now, version: eb('version', '+', 1) }))
           .where('id', '=', id)
+          .$if(condition !== 'any', (qb) => qb.where('version', 'in', versions(condition)))
           .returningAll()
           .executeTakeFirst();
-        return row && toUser(row);
+        return row ? { outcome: 'done', value: toUser(row) } : whyUnchanged(db, id);
       }),
-    delete: (id) =>
+    delete: (id, condition) =>
       guard(async () => {
-        const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
-        return Number(result.numDeletedRows) > 0;
+        if (condition !== 'any' && condition.length === 0) return whyUnchanged(db, id);
+        const result = await db
+          .deleteFrom('users')
+          .where('id', '=', id)
+          .$if(condition !== 'any', (qb) => qb.where('version', 'in', versions(condition)))
+          .executeTakeFirst();
+        return Number(result.numDeletedRows) > 0 ? { outcome: 'done', value: undefined } : whyUnchanged(db, id);
       }),
+
+    claimKey: (key, fingerprint, { now, lockedUntil, expiresAt }) =>
+      guard(async () => {
+        await db.deleteFrom('idempotency_keys').where('key', '=', key).where('expires_at', '<=', now).execute();
+        const inserted = await db
+          .insertInto('idempotency_keys')
+          .values({ key, fingerprint, state: 'in-flight', locked_until: lockedUntil, expires_at: expiresAt, created_at: now })
+          .onConflict((oc) => oc.column('key').doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { claimed: true };
+        const row = await db.selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
+        return { claimed: false, record: { fingerprint: row.fingerprint, state: row.state, outcome: row.outcome, lockedUntil: row.locked_until } };
+      }),
+    takeOverKey: (key, expiredLock, lockedUntil) =>
+      guard(async () => {
+        const result = await db
+          .updateTable('idempotency_keys')
+          .set({ locked_until: lockedUntil })
+          .where('key', '=', key)
+          .where('state', '=', 'in-flight')
+          .where('locked_until', '=', expiredLock)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) > 0;
+      }),
+    createWithKey: (fields, now, key, render) =>
+      guard(() =>
+        db.transaction().execute(async (trx) => {
+          const user = await insertUser(trx, fields, now);
+          const outcome = render(user);
+          await trx
+            .updateTable('idempotency_keys')
+            .set({ state: 'done', outcome: JSON.stringify(outcome), user_id: user.id })
+            .where('key', '=', key)
+            .executeTakeFirstOrThrow();
+          return outcome;
+        }),
+      ),
+    releaseKey: (key) =>
+      guard(async () => {
+        await db.deleteFrom('idempotency_keys').where('key', '=', key).where('state', '=', 'in-flight').execute();
+      }),
+    deleteExpiredKeys: (now) =>
+      guard(async () => Number((await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst()).numDeletedRows)),
   };
 }

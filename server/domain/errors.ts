@@ -1,6 +1,14 @@
-/** Base of the errors the domain raises on purpose; the HTTP layer maps each kind to a status. */
+/** The kinds of error the domain raises on purpose; the HTTP layer maps each to a status. */
+export type DomainErrorKind =
+  | 'not-found'
+  | 'precondition-failed'
+  | 'idempotency-key-reused'
+  | 'idempotency-key-in-flight'
+  | 'store-unavailable';
+
+/** Base of the errors the domain raises on purpose. */
 export abstract class DomainError extends Error {
-  abstract readonly kind: 'not-found' | 'store-unavailable';
+  abstract readonly kind: DomainErrorKind;
 }
 
 /** No user has the requested id. */
@@ -9,6 +17,36 @@ export class UserNotFoundError extends DomainError {
   constructor(readonly id: number) {
     super(`No user has id ${id}.`);
     this.name = 'UserNotFoundError';
+  }
+}
+
+/** The client's precondition names a version the user no longer has; nothing was changed. */
+export class PreconditionFailedError extends DomainError {
+  readonly kind = 'precondition-failed';
+  constructor(
+    readonly id: number,
+    readonly currentVersion: number,
+  ) {
+    super(`User ${id} has changed since that version; it is now at version ${currentVersion}.`);
+    this.name = 'PreconditionFailedError';
+  }
+}
+
+/** An idempotency key came back with a different request than the one it was first used for. */
+export class IdempotencyKeyReusedError extends DomainError {
+  readonly kind = 'idempotency-key-reused';
+  constructor() {
+    super('This Idempotency-Key was used with a different request body.');
+    this.name = 'IdempotencyKeyReusedError';
+  }
+}
+
+/** The first request with this idempotency key is still being processed. */
+export class IdempotencyKeyInFlightError extends DomainError {
+  readonly kind = 'idempotency-key-in-flight';
+  constructor() {
+    super('A request with this Idempotency-Key is still being processed; retry later.');
+    this.name = 'IdempotencyKeyInFlightError';
   }
 }
 

@@ -1,15 +1,50 @@
 import type { User, UserFields } from './user.js';
 
+/** Versions a change may apply to: any version, or one of those listed (an empty list matches none). */
+export type VersionCondition = 'any' | readonly number[];
+
+/** What became of a conditional change. */
+export type ChangeResult<T> =
+  | { readonly outcome: 'done'; readonly value: T }
+  | { readonly outcome: 'missing' }
+  | { readonly outcome: 'stale'; readonly currentVersion: number };
+
+/** An idempotency key as stored. `outcome` is the JSON of the first response, once there is one. */
+export interface IdempotencyRecord {
+  readonly fingerprint: string;
+  readonly state: 'in-flight' | 'done';
+  readonly outcome: string | null;
+  /** Until when the request that holds the key may still be working on it (ISO 8601). */
+  readonly lockedUntil: string;
+}
+
+/** Timestamps of an idempotency key (ISO 8601). */
+export interface KeyTimes {
+  readonly now: string;
+  readonly lockedUntil: string;
+  readonly expiresAt: string;
+}
+
 /** Storage of user records. Implementations translate store outages into StoreUnavailableError. */
 export interface UserRepository {
   create(fields: UserFields, now: string): Promise<User>;
   findById(id: number): Promise<User | undefined>;
-  /** Every user, in id order. */
-  listAll(): Promise<User[]>;
+  /** Every user in id order, read in slices so that no more than one slice is held at a time. */
+  streamAll(sliceSize: number): AsyncIterable<User>;
   /** Users in id order after skipping `offset`, at most `limit` of them, and the size of the collection. */
   listSlice(offset: number, limit: number): Promise<{ users: User[]; total: number }>;
-  /** Replaces the fields and bumps the version; undefined when no user has the id. */
-  replace(id: number, fields: UserFields, now: string): Promise<User | undefined>;
-  /** False when no user has the id. */
-  delete(id: number): Promise<boolean>;
+  /** Replaces the fields and bumps the version, if the version meets the condition. */
+  replace(id: number, fields: UserFields, now: string, condition: VersionCondition): Promise<ChangeResult<User>>;
+  delete(id: number, condition: VersionCondition): Promise<ChangeResult<undefined>>;
+
+  /** Claims an idempotency key (expired ones count as absent); or returns the record that holds it. */
+  claimKey(key: string, fingerprint: string, times: KeyTimes): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }>;
+  /** Takes over a key whose holder stopped before finishing (its lock ran out); false if another was faster. */
+  takeOverKey(key: string, expiredLock: string, lockedUntil: string): Promise<boolean>;
+  /** In one transaction: creates the user and stores the response rendered from it as the key's outcome. */
+  createWithKey<R>(fields: UserFields, now: string, key: string, render: (user: User) => R): Promise<R>;
+  /** Gives up a claimed key whose request failed, so that a retry can run. */
+  releaseKey(key: string): Promise<void>;
+  /** Deletes expired keys; returns how many. */
+  deleteExpiredKeys(now: string): Promise<number>;
 }

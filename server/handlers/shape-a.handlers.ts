@@ -1,5 +1,7 @@
 import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { HandlerDeps } from './handler-deps.js';
+import { createUserOnce } from './idempotent-create.js';
+import { etagOf, versionCondition } from './preconditions.js';
 import { fromDemoUserInput, toDemoUser, toDemoUserCreated, toDemoUserPage, toDemoUserReplaced } from './shape-a.mapper.js';
 
 type ShapeAHandlers = Pick<
@@ -14,19 +16,23 @@ export function createShapeAHandlers({ users, basePath }: HandlerDeps): ShapeAHa
       return { status: 200, body: toDemoUserPage(await users.listPage(query.page, query.per_page)) };
     },
     async getDemoUser({ path }) {
-      return { status: 200, body: { data: toDemoUser(await users.get(path.id)) } };
+      const user = await users.get(path.id);
+      return { status: 200, body: { data: toDemoUser(user) }, headers: { ETag: etagOf(user) } };
     },
-    async createDemoUser({ body }) {
-      const user = await users.create(fromDemoUserInput(body));
-      const headers = { Location: `${basePath}/api/users/${user.id}` };
-      return { status: 201, body: toDemoUserCreated(user, body), headers };
+    async createDemoUser({ body, header }) {
+      const request = { operationId: 'createDemoUser', body, fields: fromDemoUserInput(body), idempotencyKey: header['Idempotency-Key'] };
+      return createUserOnce(users, request, (user) => ({
+        status: 201 as const,
+        body: toDemoUserCreated(user, body),
+        headers: { Location: `${basePath}/api/users/${user.id}`, ETag: etagOf(user) },
+      }));
     },
-    async replaceDemoUser({ path, body }) {
-      const user = await users.replace(path.id, fromDemoUserInput(body));
-      return { status: 200, body: toDemoUserReplaced(user, body) };
+    async replaceDemoUser({ path, body, header }) {
+      const user = await users.replace(path.id, fromDemoUserInput(body), versionCondition(header['If-Match']));
+      return { status: 200, body: toDemoUserReplaced(user, body), headers: { ETag: etagOf(user) } };
     },
-    async deleteDemoUser({ path }) {
-      await users.remove(path.id);
+    async deleteDemoUser({ path, header }) {
+      await users.remove(path.id, versionCondition(header['If-Match']));
       return { status: 204 };
     },
   };

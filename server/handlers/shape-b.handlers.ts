@@ -1,27 +1,40 @@
 import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
+import type { User } from '../domain/user.js';
 import type { HandlerDeps } from './handler-deps.js';
+import { createUserOnce } from './idempotent-create.js';
+import { etagOf, versionCondition } from './preconditions.js';
 import { fromLocalUserInput, toLocalUser } from './shape-b.mapper.js';
 
 type ShapeBHandlers = Pick<UserRecordsHandlers, 'listUsers' | 'getUser' | 'createUser' | 'replaceUser' | 'deleteUser'>;
+
+async function* mapUsers<T>(users: AsyncIterable<User>, map: (user: User) => T): AsyncIterable<T> {
+  for await (const user of users) yield map(user);
+}
 
 /** Shape B, the "local" dialect, without prefix. */
 export function createShapeBHandlers({ users, basePath }: HandlerDeps): ShapeBHandlers {
   return {
     async listUsers() {
-      return { status: 200, body: (await users.listAll()).map(toLocalUser) };
+      return { status: 200, body: mapUsers(users.streamAll(), toLocalUser) };
     },
     async getUser({ path }) {
-      return { status: 200, body: toLocalUser(await users.get(path.id)) };
+      const user = await users.get(path.id);
+      return { status: 200, body: toLocalUser(user), headers: { ETag: etagOf(user) } };
     },
-    async createUser({ body }) {
-      const user = await users.create(fromLocalUserInput(body));
-      return { status: 201, body: toLocalUser(user), headers: { Location: `${basePath}/users/${user.id}` } };
+    async createUser({ body, header }) {
+      const request = { operationId: 'createUser', body, fields: fromLocalUserInput(body), idempotencyKey: header['Idempotency-Key'] };
+      return createUserOnce(users, request, (user) => ({
+        status: 201 as const,
+        body: toLocalUser(user),
+        headers: { Location: `${basePath}/users/${user.id}`, ETag: etagOf(user) },
+      }));
     },
-    async replaceUser({ path, body }) {
-      return { status: 200, body: toLocalUser(await users.replace(path.id, fromLocalUserInput(body))) };
+    async replaceUser({ path, body, header }) {
+      const user = await users.replace(path.id, fromLocalUserInput(body), versionCondition(header['If-Match']));
+      return { status: 200, body: toLocalUser(user), headers: { ETag: etagOf(user) } };
     },
-    async deleteUser({ path }) {
-      await users.remove(path.id);
+    async deleteUser({ path, header }) {
+      await users.remove(path.id, versionCondition(header['If-Match']));
       return { status: 204 };
     },
   };

@@ -19,6 +19,8 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   // Errors are answered and logged by problemMiddleware; Koa's default handler would print them again.
   app.silent = true;
+  // What still reaches Koa: a response stream that failed after its headers were sent.
+  app.on('error', (error: unknown) => deps.logger.error({ err: error }, 'response failed after it started'));
   const router = createRouter(deps);
   app.use(problemMiddleware(deps.logger));
   app.use(router.routes());

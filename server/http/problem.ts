@@ -1,27 +1,42 @@
 import type { Context, Middleware } from 'koa';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, type DomainErrorKind } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import type { FieldError } from './contract.js';
 
 // The one module that writes application/problem+json (RFC 9457, https://www.rfc-editor.org/rfc/rfc9457).
 
-/** Kinds of problem the service reports, each with its status and title. */
-const PROBLEMS = {
+/** Kinds of problem that only the HTTP layer raises. */
+type HttpProblemKind =
+  | 'bad-request'
+  | 'invalid-parameter'
+  | 'malformed-json'
+  | 'unauthorized'
+  | 'method-not-allowed'
+  | 'payload-too-large'
+  | 'unsupported-media-type'
+  | 'validation-failed'
+  | 'internal-error';
+
+/** The name of a kind of problem. */
+export type ProblemKind = DomainErrorKind | HttpProblemKind;
+
+/** Kinds of problem the service reports, each with its status, title and any headers it always carries. */
+const PROBLEMS: Record<ProblemKind, { status: number; title: string; headers?: Record<string, string> }> = {
   'bad-request': { status: 400, title: 'Bad Request' },
   'invalid-parameter': { status: 400, title: 'Invalid parameter' },
   'malformed-json': { status: 400, title: 'Malformed JSON' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   'not-found': { status: 404, title: 'Not Found' },
   'method-not-allowed': { status: 405, title: 'Method Not Allowed' },
+  'idempotency-key-in-flight': { status: 409, title: 'Conflict', headers: { 'Retry-After': '1' } },
+  'precondition-failed': { status: 412, title: 'Precondition Failed' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },
   'validation-failed': { status: 422, title: 'Validation failed' },
+  'idempotency-key-reused': { status: 422, title: 'Idempotency-Key reused' },
   'internal-error': { status: 500, title: 'Internal Server Error' },
   'store-unavailable': { status: 503, title: 'Service Unavailable' },
-} as const;
-
-/** The name of a kind of problem. */
-export type ProblemKind = keyof typeof PROBLEMS;
+};
 
 /** An error the HTTP layer raises on purpose, with everything its problem+json response needs. */
 export class HttpProblem extends Error {
@@ -64,9 +79,9 @@ function classify(error: unknown): HttpProblem {
 
 /** Writes a problem as the response. */
 export function sendProblem(ctx: Context, problem: HttpProblem): void {
-  const { status, title } = PROBLEMS[problem.kind];
+  const { status, title, headers } = PROBLEMS[problem.kind];
   ctx.status = status;
-  ctx.set(problem.extras.headers ?? {});
+  ctx.set({ ...headers, ...problem.extras.headers });
   ctx.type = 'application/problem+json';
   ctx.body = JSON.stringify({
     type: `urn:user-records:problem:${problem.kind}`,

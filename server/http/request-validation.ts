@@ -6,6 +6,7 @@ import { HttpProblem } from './problem.js';
 export interface ValidRequest {
   readonly path: Record<string, unknown>;
   readonly query: Record<string, unknown>;
+  readonly header: Record<string, unknown>;
   readonly body: unknown;
 }
 
@@ -13,8 +14,14 @@ export interface ValidRequest {
 export interface RawRequest {
   readonly path: Readonly<Record<string, string>>;
   readonly query: Readonly<Record<string, string | string[] | undefined>>;
+  /** Header names in lower case, as Node delivers them. */
+  readonly header: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: unknown;
 }
+
+const LOCATIONS = ['path', 'query', 'header'] as const;
+/** Where a parameter's raw value is found: headers are case-insensitive, and Node lower-cases them. */
+const rawName = (location: (typeof LOCATIONS)[number], name: string) => (location === 'header' ? name.toLowerCase() : name);
 
 /**
  * Parameters arrive as text. Only plain decimal notation becomes a number: "1e3", "0x10" and " 7" stay
@@ -39,7 +46,7 @@ function objectSchema(parameters: readonly Parameter[]): Schema {
 /** Compiles, once, the checks of one operation; the returned function throws HttpProblem 400 or 422. */
 export function compileRequestValidator(contract: Contract, operationId: string): (raw: RawRequest) => ValidRequest {
   const operation = contract.operation(operationId);
-  const locations = (['path', 'query'] as const).map((location) => {
+  const locations = LOCATIONS.map((location) => {
     const parameters = operation.parameters.filter((p) => p.in === location);
     const types = new Map(parameters.map((p) => [p.name, contract.resolve<Schema>(p.schema)]));
     return { location, types, validate: contract.compile(objectSchema(parameters)) };
@@ -47,21 +54,22 @@ export function compileRequestValidator(contract: Contract, operationId: string)
   const validateBody: ValidateFunction | undefined = operation.bodySchema && contract.compile(operation.bodySchema);
 
   return (raw) => {
-    const [path, query] = locations.map(({ location, types, validate }) => {
+    const [path, query, header] = locations.map(({ location, types, validate }) => {
       const values: Record<string, unknown> = {};
       for (const [name, schema] of types) {
-        if (raw[location][name] !== undefined) values[name] = coerce(raw[location][name], schema);
+        const value = raw[location][rawName(location, name)];
+        if (value !== undefined) values[name] = coerce(value, schema);
       }
       if (!validate(values)) {
         const errors = toFieldErrors(validate.errors);
         throw new HttpProblem('invalid-parameter', `The ${location} parameters are invalid.`, { errors });
       }
       return values;
-    }) as [Record<string, unknown>, Record<string, unknown>];
+    }) as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
     if (validateBody && !validateBody(raw.body)) {
       const errors = toFieldErrors(validateBody.errors);
       throw new HttpProblem('validation-failed', 'The request body does not match the schema.', { errors });
     }
-    return { path, query, body: raw.body };
+    return { path, query, header, body: raw.body };
   };
 }

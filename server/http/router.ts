@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { routes, type RouteDefinition } from '../../generated/routes.js';
@@ -6,6 +7,7 @@ import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { Config } from '../config.js';
 import { createBasicAuthenticator } from './basic-auth.js';
 import type { Contract } from './contract.js';
+import { isAsyncIterable, jsonArrayStream } from './json-stream.js';
 import { HttpProblem } from './problem.js';
 import { compileRequestValidator } from './request-validation.js';
 
@@ -29,12 +31,19 @@ const CHALLENGE = 'Basic realm="user-records", charset="UTF-8"';
 /** `/users/{id}` → `/users/:id` */
 const toKoaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
-function writeReply(ctx: Context, reply: AnyReply): void {
+async function writeReply(ctx: Context, reply: AnyReply): Promise<void> {
+  const body = isAsyncIterable(reply.body) ? await jsonArrayStream(reply.body) : reply.body;
   ctx.status = reply.status;
   if (reply.headers) ctx.set(reply.headers);
-  if (reply.body === undefined) return;
-  if (typeof reply.body === 'string') ctx.type = 'text/plain; charset=utf-8';
-  ctx.body = reply.body;
+  if (body === undefined) return;
+  if (typeof body === 'string') ctx.type = 'text/plain; charset=utf-8';
+  if (body instanceof Readable) {
+    ctx.type = 'application/json; charset=utf-8';
+    // Headers are gone by the time a stream fails: cut the connection so the client sees a broken body,
+    // never a short one that parses. Koa reports the error to app.on('error').
+    body.once('error', (error) => ctx.res.destroy(error));
+  }
+  ctx.body = body;
 }
 
 /** Rejects bodies that are not JSON before a byte of them is read. */
@@ -74,8 +83,8 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps): Middlewa
     if (route.hasBody && body === '') {
       throw new HttpProblem('malformed-json', 'The request body is empty; a JSON value is required.');
     }
-    const request = validate({ path: ctx.params, query: ctx.query, body });
-    writeReply(ctx, await handler({ ...request, principal }));
+    const request = validate({ path: ctx.params, query: ctx.query, header: ctx.headers, body });
+    await writeReply(ctx, await handler({ ...request, principal }));
   };
 }
 

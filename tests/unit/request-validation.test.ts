@@ -18,27 +18,41 @@ function problemOf(run: () => unknown): HttpProblem {
 
 describe('request validation from the contract', () => {
   test('query defaults come from the contract', () => {
-    expect(listDemoUsers({ path: {}, query: {}, body: undefined }).query).toEqual({ page: 1, per_page: 6 });
+    expect(listDemoUsers({ path: {}, query: {}, header: {}, body: undefined }).query).toEqual({ page: 1, per_page: 6 });
   });
 
   test('decimal digits become integers', () => {
-    expect(getUser({ path: { id: '42' }, query: {}, body: undefined }).path).toEqual({ id: 42 });
+    expect(getUser({ path: { id: '42' }, query: {}, header: {}, body: undefined }).path).toEqual({ id: 42 });
   });
 
   test.each(['1e3', '0x10', ' 7', '7 ', '+7', '', '٣'])('the id %j is not an integer', (id) => {
-    const problem = problemOf(() => getUser({ path: { id }, query: {}, body: undefined }));
+    const problem = problemOf(() => getUser({ path: { id }, query: {}, header: {}, body: undefined }));
     expect(problem.kind).toBe('invalid-parameter');
     expect(problem.extras.errors).toEqual([{ path: '/id', message: 'must be integer' }]);
   });
 
   test('the body is checked with every error listed', () => {
     const createUser = compileRequestValidator(contract, 'createUser');
-    const problem = problemOf(() => createUser({ path: {}, query: {}, body: {} }));
+    const problem = problemOf(() => createUser({ path: {}, query: {}, header: {}, body: {} }));
     expect(problem.kind).toBe('validation-failed');
     expect(problem.extras.errors).toEqual([
       { path: '/firstName', message: 'is required' },
       { path: '/lastName', message: 'is required' },
       { path: '/email', message: 'is required' },
     ]);
+  });
+
+  test('declared headers are read case-insensitively and kept under their contract names', () => {
+    const replaceUser = compileRequestValidator(contract, 'replaceUser');
+    const body = { firstName: 'A', lastName: 'B', email: 'a@example.com' };
+    const valid = replaceUser({ path: { id: '1' }, query: {}, header: { 'if-match': '"3", W/"2"', 'x-other': 'y' }, body });
+    expect(valid.header).toEqual({ 'If-Match': '"3", W/"2"' });
+  });
+
+  test.each(['3', '"3', '"3",', 'W/3', '* , "3"'])('the If-Match %j is a 400 naming the header', (ifMatch) => {
+    const deleteUser = compileRequestValidator(contract, 'deleteUser');
+    const problem = problemOf(() => deleteUser({ path: { id: '1' }, query: {}, header: { 'if-match': ifMatch }, body: undefined }));
+    expect(problem.kind).toBe('invalid-parameter');
+    expect(problem.extras.errors?.[0]?.path).toBe('/If-Match');
   });
 });

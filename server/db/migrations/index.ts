@@ -1,5 +1,6 @@
 import type { ColumnDefinitionBuilder, Migration, MigrationProvider } from 'kysely';
 import * as createUsers from './2026-11-21-01-create-users.js';
+import * as createIdempotencyKeys from './2026-11-21-02-create-idempotency-keys.js';
 
 /**
  * The few things a migration cannot say the same way in every SQL dialect. database.ts, the one module that
@@ -13,12 +14,14 @@ export interface SqlFlavour {
 /** A migration that needs to know the flavour of SQL it writes. */
 export interface FlavouredMigration {
   up(db: Parameters<Migration['up']>[0], flavour: SqlFlavour): Promise<void>;
+  /** Undoes `up`. */
   down?(db: Parameters<Migration['up']>[0]): Promise<void>;
 }
 
 /** Every migration by name; names sort in the order they must run. */
 const migrations: Record<string, FlavouredMigration> = {
   '2026-11-21-01-create-users': createUsers,
+  '2026-11-21-02-create-idempotency-keys': createIdempotencyKeys,
 };
 
 /** Hands Kysely's Migrator the migrations compiled into the service, so no directory is scanned at run time. */

@@ -1,0 +1,30 @@
+import { createHash } from 'node:crypto';
+import type { UserService } from '../domain/user.service.js';
+import type { User, UserFields } from '../domain/user.js';
+
+/** JSON with object members in a fixed order, so that equal bodies give equal fingerprints. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const members = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${members.map(([key, inner]) => `${JSON.stringify(key)}:${canonicalJson(inner)}`).join(',')}}`;
+}
+
+/** A digest of what a request asks for: the operation and its body. */
+export const fingerprintOf = (operationId: string, body: unknown) =>
+  createHash('sha256').update(operationId).update('\n').update(canonicalJson(body)).digest('base64url');
+
+/**
+ * Creates a user and renders the reply; with an Idempotency-Key, at most once per key, and a retry gets
+ * the first reply again, marked `Idempotent-Replayed: true`.
+ */
+export async function createUserOnce<R extends { readonly headers?: Readonly<Record<string, string>> }>(
+  users: UserService,
+  request: { operationId: string; body: unknown; fields: UserFields; idempotencyKey: string | undefined },
+  render: (user: User) => R,
+): Promise<R> {
+  if (request.idempotencyKey === undefined) return render(await users.create(request.fields));
+  const key = { key: request.idempotencyKey, fingerprint: fingerprintOf(request.operationId, request.body) };
+  const { outcome, replayed } = await users.createOnce(request.fields, key, render);
+  return replayed ? { ...outcome, headers: { ...outcome.headers, 'Idempotent-Replayed': 'true' } } : outcome;
+}

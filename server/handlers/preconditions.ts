@@ -1,0 +1,18 @@
+import type { VersionCondition } from '../domain/user-repository.js';
+import type { User } from '../domain/user.js';
+
+/** The strong entity tag (RFC 9110 §8.8.3) of a user's current version: `"<version>"`. */
+export const etagOf = (user: Pick<User, 'version'>) => `"${user.version}"`;
+
+/**
+ * Reads an If-Match header, already checked against the contract's pattern, as the versions a change may
+ * apply to. If-Match compares strongly (RFC 9110 §13.1.1): weak tags and tags that are not ours match nothing.
+ */
+export function versionCondition(ifMatch: string | undefined): VersionCondition {
+  if (ifMatch === undefined || ifMatch.trim() === '*') return 'any';
+  const versions: number[] = [];
+  for (const [, weak, tag = ''] of ifMatch.matchAll(/(W\/)?"([^"]*)"/g)) {
+    if (!weak && /^[1-9]\d{0,9}$/.test(tag)) versions.push(Number(tag));
+  }
+  return versions;
+}
