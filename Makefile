@@ -14,7 +14,7 @@ MOCK_DYNAMIC ?=
 INSTALLED := node_modules/.installed
 JEST_FLAGS ?=
 
-.PHONY: help install generate check-generated typecheck build client run mock test clean
+.PHONY: help install generate check-generated typecheck build client run mock test bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -48,8 +48,11 @@ run: build ## Start the server on SQLite with demo data (http://127.0.0.1:3000)
 mock: $(INSTALLED) ## Prism mock of the contract on 127.0.0.1:$(MOCK_PORT) (MOCK_DYNAMIC=1: generated data)
 	exec node_modules/.bin/prism mock openapi/user-records.yaml -h 127.0.0.1 -p $(MOCK_PORT) $(if $(MOCK_DYNAMIC),--dynamic)
 
-test: check-generated typecheck ## Every check: generated code, types, unit, component, contract and client tests
+test: check-generated typecheck build ## Every check: generated code, types, unit, component, contract, client and process tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
+
+bench: build ## Benchmarks (not tests): results in bench/results/
+	node bench/large-list.mjs
 
 clean: ## Remove build output and local databases
 	rm -rf dist data .tools

@@ -17,6 +17,8 @@ export interface Config {
   readonly seedDemoData: boolean;
   readonly logLevel: LogLevel;
   readonly bodyLimitBytes: number;
+  /** Server processes on this machine (node:cluster); 1 runs the server in the main process. */
+  readonly workers: number;
 }
 
 /** Thrown when the environment does not describe a valid configuration; lists every problem found. */
@@ -101,6 +103,7 @@ export function loadConfig(env: Env): Config {
     seedDemoData: read('SEED_DEMO_DATA', readBoolean, 'true'),
     logLevel: read('LOG_LEVEL', readLogLevel, 'info'),
     bodyLimitBytes: read('BODY_LIMIT_BYTES', integerIn(1, 10 * 1024 * 1024), '65536'),
+    workers: read('WORKERS', integerIn(1, 64), '1'),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -31,21 +31,36 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
-/** Opens the store, wires the layers together and starts listening. */
-export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const contract = loadContract();
+async function openPreparedDatabase(config: Config, logger: Logger): Promise<Database> {
   const database = await openDatabase(config.database);
   try {
     if (config.seedDemoData && (await seedDemoData(database.db, new Date().toISOString()))) {
       logger.info('seeded the empty store with 12 demo users');
     }
+    return database;
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+/** Migrates (and seeds) the store once, so that worker processes starting together find it ready. */
+export async function prepareStore(config: Config, logger: Logger): Promise<void> {
+  await (await openPreparedDatabase(config, logger)).close();
+}
+
+/** Opens the store, wires the layers together and starts listening. */
+export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+  const contract = loadContract();
+  const database = await openPreparedDatabase(config, logger);
+  try {
     const users = createUserService(createUserRepository(database));
-    const sweep = () => users.sweepExpiredKeys().catch((error: unknown) => logger.warn({ err: error }, 'could not sweep idempotency keys'));
-    void sweep();
-    const sweeper = setInterval(sweep, KEY_SWEEP_INTERVAL_MS).unref();
     const handlers = createHandlers({ users, basePath: config.basePath });
     const http = createServer(createApp({ config, contract, handlers, logger }).callback());
     const port = await listen(http, config.port, config.host);
+    const sweep = () => users.sweepExpiredKeys().catch((error: unknown) => logger.warn({ err: error }, 'could not sweep idempotency keys'));
+    void sweep();
+    const sweeper = setInterval(sweep, KEY_SWEEP_INTERVAL_MS).unref();
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const close = async () => {
       clearInterval(sweeper);

@@ -2,15 +2,19 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
+  CompiledQuery,
   Kysely,
   Migrator,
   PostgresDialect,
   sql,
   SqliteAdapter,
   SqliteDialect,
-  type DialectAdapter,
-  type MigrationLockOptions,
+  SqliteDriver,
+  type DatabaseConnection,
   type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type SqliteDialectConfig,
 } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
@@ -36,32 +40,6 @@ interface DialectSupport {
   migrationSchema(db: Kysely<Tables>): Promise<string | undefined>;
 }
 
-/**
- * Kysely's SQLite adapter runs migrations outside a transaction and takes no lock, which is right for one
- * process but lets two processes that start at once on one file both run the same migration. SQLite has
- * transactional DDL: in one transaction that starts with a write, SQLite hands the write lock to one
- * process; the other waits (busy_timeout), then finds the work done.
- */
-class CrossProcessSqliteAdapter extends SqliteAdapter {
-  override get supportsTransactionalDdl(): boolean {
-    return true;
-  }
-
-  override async acquireMigrationLock(db: Kysely<any>, { lockTable, lockRowId }: MigrationLockOptions): Promise<void> {
-    await db.updateTable(lockTable).set({ is_locked: 1 }).where('id', '=', lockRowId).execute();
-  }
-
-  override async releaseMigrationLock(db: Kysely<any>, { lockTable, lockRowId }: MigrationLockOptions): Promise<void> {
-    await db.updateTable(lockTable).set({ is_locked: 0 }).where('id', '=', lockRowId).execute();
-  }
-}
-
-class CrossProcessSqliteDialect extends SqliteDialect {
-  override createAdapter(): DialectAdapter {
-    return new CrossProcessSqliteAdapter();
-  }
-}
-
 const SQLITE_OUTAGE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL)/;
 // Class 08 connection exceptions, 53 insufficient resources, 57P0x shutdown (https://www.postgresql.org/docs/current/errcodes-appendix.html).
 const POSTGRES_OUTAGE = /^(08|53|57P0)/;
@@ -77,6 +55,39 @@ function isClosed(error: unknown): boolean {
   return error instanceof Error && CLOSED.test(error.message);
 }
 
+/**
+ * Several processes may share one SQLite file (WORKERS, or instances started at once). In WAL mode a
+ * transaction that starts as a reader cannot become a writer once another process has written: SQLite
+ * answers SQLITE_BUSY at once instead of waiting. `BEGIN IMMEDIATE` takes the write lock first, so
+ * busy_timeout applies and the transaction sees the latest data (https://www.sqlite.org/lang_transaction.html).
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+/** Kysely runs SQLite migrations outside a transaction; SQLite has transactional DDL, so use it. */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class MultiProcessSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
 function sqlite(filename: string): DialectSupport {
   if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
   const database = new SqliteDatabase(filename);
@@ -86,7 +97,7 @@ function sqlite(filename: string): DialectSupport {
   database.pragma('synchronous = FULL');
   database.pragma('busy_timeout = 5000');
   return {
-    dialect: new CrossProcessSqliteDialect({ database }),
+    dialect: new MultiProcessSqliteDialect({ database }),
     // AUTOINCREMENT: an id, once deleted, is never handed out again (https://www.sqlite.org/autoinc.html).
     flavour: { generatedIntegerKey: (column) => column.autoIncrement() },
     isUnavailable: (error) => SQLITE_OUTAGE.test(errorCode(error)) || isClosed(error),

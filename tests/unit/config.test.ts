@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       seedDemoData: true,
       logLevel: 'info',
       bodyLimitBytes: 65536,
+      workers: 1,
     });
   });
 
@@ -40,6 +41,7 @@ describe('loadConfig', () => {
       SEED_DEMO_DATA: 'false',
       LOG_LEVEL: 'silent',
       BODY_LIMIT_BYTES: '1024',
+      WORKERS: '4',
     });
     expect(config).toMatchObject({
       port: 0,
@@ -49,6 +51,7 @@ describe('loadConfig', () => {
       seedDemoData: false,
       logLevel: 'silent',
       bodyLimitBytes: 1024,
+      workers: 4,
     });
   });
 
@@ -68,6 +71,7 @@ describe('loadConfig', () => {
     ['DATABASE_POOL_SIZE', '0', 'DATABASE_POOL_SIZE must be an integer from 1 to 1000 (got "0")'],
     ['BASE_PATH', 'v1', 'BASE_PATH must be empty or a path such as /v1 (no trailing slash) (got "v1")'],
     ['BASE_PATH', '/v1/', 'BASE_PATH must be empty or a path such as /v1 (no trailing slash) (got "/v1/")'],
+    ['WORKERS', '0', 'WORKERS must be an integer from 1 to 64 (got "0")'],
     ['SEED_DEMO_DATA', 'yes', 'SEED_DEMO_DATA must be true or false (got "yes")'],
     ['LOG_LEVEL', 'loud', 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
     ['BASIC_AUTH_USERNAME', 'a:b', 'BASIC_AUTH_USERNAME must not contain ":" (RFC 7617) (got "a:b")'],

@@ -1,0 +1,63 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { testEnv } from './test-server.js';
+import type { TestStore } from './test-store.js';
+
+const MAIN = fileURLToPath(new URL('../../dist/server/main.js', import.meta.url));
+
+/** The built server running as a process of its own, as operators run it (`npm start`). */
+export interface ServerProcess {
+  readonly url: string;
+  readonly pid: number;
+  /** Everything the process printed so far (JSON log lines). */
+  readonly output: () => string;
+  /** Resolves with the exit code (or the signal) once the process is gone. */
+  readonly exited: Promise<number | NodeJS.Signals>;
+  /** Sends a signal and waits for the process to exit. */
+  stop(signal?: NodeJS.Signals): Promise<number | NodeJS.Signals>;
+}
+
+function waitForListening(child: ChildProcess, output: () => string, workers: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start within 30 s:\n${output()}`)), 30_000);
+    const check = () => {
+      const urls = [...output().matchAll(/"url":"([^"]+)"[^\n]*"msg":"user records service listening"/g)];
+      if (urls.length >= workers) {
+        clearTimeout(timer);
+        child.stdout?.off('data', check);
+        resolve(urls[0]![1]!);
+      }
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with ${code} before listening:\n${output()}`));
+    });
+  });
+}
+
+/** Starts `node dist/server/main.js` on the store; resolves once every worker listens. */
+export async function startServerProcess(store: TestStore, env: Record<string, string> = {}): Promise<ServerProcess> {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`make build\` (make test does) before these tests`);
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', ...testEnv(store, { LOG_LEVEL: 'info', ...env }) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let printed = '';
+  child.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const output = () => printed;
+  const exited = new Promise<number | NodeJS.Signals>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal!)));
+  const url = await waitForListening(child, output, Number(env.WORKERS ?? 1));
+  return {
+    url,
+    pid: child.pid!,
+    output,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
