@@ -1,5 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../../generated/server/handlers.js';
+import { verifyPassword } from '../auth/password-hash.js';
+import type { BasicSecret } from '../config.js';
 
 /** Credentials as sent in an `Authorization: Basic` header (RFC 7617). */
 export interface BasicCredentials {
@@ -8,10 +10,13 @@ export interface BasicCredentials {
 }
 
 const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
+/** Longer credentials are refused unread: no hashing of megabytes on behalf of a stranger. */
+const MAX_ENCODED_LENGTH = 4096;
 
 /** Parses an Authorization header; undefined for anything that is not well-formed Basic credentials. */
 export function parseBasicAuthorization(header: string | undefined): BasicCredentials | undefined {
-  const encoded = header === undefined ? undefined : BASIC.exec(header)?.[1];
+  if (header === undefined || header.length > MAX_ENCODED_LENGTH) return undefined;
+  const encoded = BASIC.exec(header)?.[1];
   if (encoded === undefined || encoded.length % 4 === 1) return undefined;
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
@@ -21,16 +26,27 @@ export function parseBasicAuthorization(header: string | undefined): BasicCreden
 
 // Digests have a fixed length, so timingSafeEqual can compare values of any length without leaking it.
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+const sameText = (given: string, expected: Buffer) => timingSafeEqual(digest(given), expected);
 
-/** Builds a check of an Authorization header against the configured credentials, in constant time. */
-export function createBasicAuthenticator(expected: BasicCredentials): (header: string | undefined) => Principal | undefined {
+/** The outcome of checking an Authorization header. */
+export type BasicCheck = { readonly principal: Principal } | { readonly failedUsername: string | undefined };
+
+/**
+ * Builds the check of an Authorization header against the configured user. The password check always runs,
+ * whether the header is malformed, the user unknown or the password wrong, so that all failures take the
+ * same time and reveal nothing about which part was wrong.
+ */
+export function createBasicAuthenticator(expected: { username: string; secret: BasicSecret }): (header: string | undefined) => Promise<BasicCheck> {
   const username = digest(expected.username);
-  const password = digest(expected.password);
-  return (header) => {
-    const given = parseBasicAuthorization(header) ?? { username: '', password: '' };
-    // Both comparisons always run: an unknown user and a wrong password take the same time.
-    const userMatches = timingSafeEqual(digest(given.username), username);
-    const passwordMatches = timingSafeEqual(digest(given.password), password);
-    return userMatches && passwordMatches ? { username: given.username } : undefined;
+  const { secret } = expected;
+  const passwordMatches =
+    secret.kind === 'hash'
+      ? (given: string) => verifyPassword(given, secret.hash)
+      : ((password: Buffer) => async (given: string) => sameText(given, password))(digest(secret.password));
+  return async (header) => {
+    const given = parseBasicAuthorization(header);
+    const userMatches = sameText(given?.username ?? '', username);
+    const passwordOk = await passwordMatches(given?.password ?? '');
+    return given && userMatches && passwordOk ? { principal: { username: given.username } } : { failedUsername: given?.username };
   };
 }

@@ -3,7 +3,8 @@ import { TEST_CREDENTIALS, useTestServer } from '../support/test-server.js';
 import { describeEachDialect } from '../support/test-store.js';
 
 describeEachDialect((dialect) => {
-  const sut = useTestServer({ dialect });
+  // Many failed attempts on purpose: the brute-force guard is tested in brute-force.test.ts.
+  const sut = useTestServer({ dialect, env: { AUTH_MAX_FAILURES: '1000' } });
 
   const CHALLENGE = 'Basic realm="user-records", charset="UTF-8"';
   const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');

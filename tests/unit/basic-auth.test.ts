@@ -1,3 +1,4 @@
+import { hashPassword, parsePasswordHash, verifyPassword } from '../../server/auth/password-hash.js';
 import { createBasicAuthenticator, parseBasicAuthorization } from '../../server/http/basic-auth.js';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
@@ -21,14 +22,36 @@ describe('parseBasicAuthorization', () => {
   );
 });
 
-describe('createBasicAuthenticator', () => {
-  const verify = createBasicAuthenticator({ username: 'admin', password: 'pw' });
+describe.each([
+  ['a plain password', async () => ({ kind: 'password' as const, password: 'pw' })],
+  ['an scrypt hash', async () => ({ kind: 'hash' as const, hash: parsePasswordHash(await hashPassword('pw', { cost: 1024, blockSize: 8, parallelization: 1 }))! })],
+])('createBasicAuthenticator with %s', (_case, secret) => {
+  test('accepts exactly the configured pair', async () => {
+    const verify = createBasicAuthenticator({ username: 'admin', secret: await secret() });
+    expect(await verify(`Basic ${b64('admin:pw')}`)).toEqual({ principal: { username: 'admin' } });
+    expect(await verify(`Basic ${b64('admin:pw ')}`)).toEqual({ failedUsername: 'admin' });
+    expect(await verify(`Basic ${b64('Admin:pw')}`)).toEqual({ failedUsername: 'Admin' });
+    expect(await verify(`Basic ${b64('admin:p')}`)).toEqual({ failedUsername: 'admin' });
+    expect(await verify(undefined)).toEqual({ failedUsername: undefined });
+  });
+});
 
-  test('accepts exactly the configured pair', () => {
-    expect(verify(`Basic ${b64('admin:pw')}`)).toEqual({ username: 'admin' });
-    expect(verify(`Basic ${b64('admin:pw ')}`)).toBeUndefined();
-    expect(verify(`Basic ${b64('Admin:pw')}`)).toBeUndefined();
-    expect(verify(`Basic ${b64('admin:p')}`)).toBeUndefined();
-    expect(verify(undefined)).toBeUndefined();
+describe('password hashes', () => {
+  test('a hash round-trips and verifies only its password', async () => {
+    const text = await hashPassword('correct horse', { cost: 1024, blockSize: 8, parallelization: 1 });
+    expect(text).toMatch(/^scrypt\$1024\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
+    const hash = parsePasswordHash(text)!;
+    expect(await verifyPassword('correct horse', hash)).toBe(true);
+    expect(await verifyPassword('correct horse ', hash)).toBe(false);
+    expect(await hashPassword('correct horse', { cost: 1024, blockSize: 8, parallelization: 1 })).not.toBe(text);
+  });
+
+  test.each([
+    'plain-text',
+    'scrypt$1000$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=',
+    'scrypt$16384$8$1$c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=',
+    'bcrypt$2b$10$abcdefghijklmnopqrstuv',
+  ])('%j is not a usable hash', (text) => {
+    expect(parsePasswordHash(text)).toBeUndefined();
   });
 });

@@ -18,7 +18,12 @@ describe('loadConfig', () => {
       port: 3000,
       host: '127.0.0.1',
       database: { kind: 'sqlite', filename: './data/users.sqlite' },
-      basicAuth: { username: 'admin', password: 's3cret' },
+      basicAuth: { username: 'admin', secret: { kind: 'password', password: 's3cret' } },
+      authThrottle: { maxFailures: 10, windowMs: 900_000 },
+      corsOrigins: [],
+      trustProxy: false,
+      timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5000, shutdownMs: 10_000 },
+      maxRequestsPerSocket: 1000,
       basePath: '',
       seedDemoData: true,
       logLevel: 'info',
@@ -55,10 +60,37 @@ describe('loadConfig', () => {
     });
   });
 
-  test('refuses to start without credentials, naming both variables', () => {
+  test('refuses to start without credentials, naming the variables', () => {
     expect(problemsOf({})).toEqual([
       'BASIC_AUTH_USERNAME is required but not set',
-      'BASIC_AUTH_PASSWORD is required but not set',
+      'set exactly one of BASIC_AUTH_PASSWORD and BASIC_AUTH_PASSWORD_HASH (neither is set)',
+    ]);
+    expect(problemsOf({ ...required, BASIC_AUTH_PASSWORD_HASH: 'x' })).toEqual([
+      'set exactly one of BASIC_AUTH_PASSWORD and BASIC_AUTH_PASSWORD_HASH (both are set)',
+    ]);
+  });
+
+  test('reads the password as an scrypt hash, never echoing a bad one', () => {
+    const hash = 'scrypt$16384$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=';
+    const config = loadConfig({ BASIC_AUTH_USERNAME: 'admin', BASIC_AUTH_PASSWORD_HASH: hash });
+    expect(config.basicAuth.secret).toMatchObject({ kind: 'hash', hash: { cost: 16384, blockSize: 8, parallelization: 1 } });
+    expect(problemsOf({ BASIC_AUTH_USERNAME: 'admin', BASIC_AUTH_PASSWORD_HASH: 'hunter2' })).toEqual([
+      'BASIC_AUTH_PASSWORD_HASH must be an scrypt hash made by `npm run hash-password`',
+    ]);
+  });
+
+  test('reads the CORS origins, and refuses what is not an origin', () => {
+    expect(loadConfig({ ...required, CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }).corsOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
+    expect(problemsOf({ ...required, CORS_ORIGINS: 'https://app.example.com/path' })[0]).toMatch(/^CORS_ORIGINS must be a comma-separated list of origins/);
+    expect(problemsOf({ ...required, CORS_ORIGINS: '*' })[0]).toMatch(/^CORS_ORIGINS must be/);
+  });
+
+  test('headers must be due before the whole request', () => {
+    expect(problemsOf({ ...required, HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' })).toEqual([
+      'HEADERS_TIMEOUT_MS must not be larger than REQUEST_TIMEOUT_MS',
     ]);
   });
 
