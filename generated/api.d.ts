@@ -133,6 +133,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness - the process is up and serving */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness - the store answers, so requests can be served */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Metrics in the Prometheus text format
+         * @description Request durations by operationId, method and status (`http_request_duration_seconds`), store outages
+         *     (`store_unavailable_total`) and the Node.js process metrics, of the process that answers.
+         *
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -164,7 +220,7 @@ export interface components {
         };
         DemoUserInput: {
             /**
-             * @description Full name; must contain a non-blank character.
+             * @description Full name; must contain a non-blank character, and no control characters or unpaired surrogates.
              * @example Thomas Anderson
              */
             name: string;
@@ -197,12 +253,12 @@ export interface components {
         };
         UserInput: {
             /**
-             * @description Given name; must contain a non-blank character.
+             * @description Given name; must contain a non-blank character, and no control characters or unpaired surrogates.
              * @example Thomas
              */
             firstName: string;
             /**
-             * @description Family name; may be empty.
+             * @description Family name; may be empty; no control characters or unpaired surrogates.
              * @example Anderson
              */
             lastName: string;
@@ -227,6 +283,10 @@ export interface components {
              */
             instance?: string;
             errors?: components["schemas"]["ValidationError"][];
+        };
+        Health: {
+            /** @enum {string} */
+            status: "ok" | "ready";
         };
         ValidationError: {
             /**
@@ -261,6 +321,18 @@ export interface components {
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Too many failed credential checks from this address (or for this user name from this address): 10
+         *     within 15 minutes by default. Wait `Retry-After` seconds; other clients are not affected.
+         *      */
+        TooManyAttempts: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -598,6 +670,7 @@ export interface operations {
         responses: {
             200: components["responses"]["ProtectedText"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyAttempts"];
         };
     };
     listUsers: {
@@ -798,6 +871,68 @@ export interface operations {
         responses: {
             200: components["responses"]["ProtectedText"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyAttempts"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The store answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics of this process. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
         };
     };
 }

@@ -24,6 +24,33 @@ export interface RouteDefinition {
 /** Every operation of the contract, in the contract's order of tags and paths. */
 export const routes = [
   {
+    operationId: 'getHealth',
+    method: 'GET',
+    path: '/healthz',
+    pathParams: [],
+    queryParams: [],
+    hasBody: false,
+    security: [],
+  },
+  {
+    operationId: 'getMetrics',
+    method: 'GET',
+    path: '/metrics',
+    pathParams: [],
+    queryParams: [],
+    hasBody: false,
+    security: [],
+  },
+  {
+    operationId: 'getReadiness',
+    method: 'GET',
+    path: '/readyz',
+    pathParams: [],
+    queryParams: [],
+    hasBody: false,
+    security: [],
+  },
+  {
     operationId: 'getDemoProtectedResource',
     method: 'GET',
     path: '/api/protected-resource',

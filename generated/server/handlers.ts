@@ -5,6 +5,9 @@ import type { OperationId, SecuredOperationId } from '../routes.js';
 
 /** Query parameters the contract gives a default: always present once a request is validated. */
 export interface DefaultedQueryParams {
+  getHealth: never;
+  getMetrics: never;
+  getReadiness: never;
   getDemoProtectedResource: never;
   getProtectedResource: never;
   createDemoUser: never;
@@ -50,15 +53,30 @@ export type Reply<Id extends OperationId, Status extends keyof operations[Id]['r
 
 /** The server side of the contract: one method per operationId, returning one of its declared responses. */
 export interface UserRecordsHandlers {
+  /** GET /healthz: Liveness - the process is up and serving */
+  getHealth(request: RequestOf<'getHealth'>): Promise<
+    | Reply<'getHealth', 200>
+  >;
+  /** GET /metrics: Metrics in the Prometheus text format */
+  getMetrics(request: RequestOf<'getMetrics'>): Promise<
+    | Reply<'getMetrics', 200>
+  >;
+  /** GET /readyz: Readiness - the store answers, so requests can be served */
+  getReadiness(request: RequestOf<'getReadiness'>): Promise<
+    | Reply<'getReadiness', 200>
+    | Reply<'getReadiness', 503>
+  >;
   /** GET /api/protected-resource: Read the protected resource (shape A prefix) */
   getDemoProtectedResource(request: RequestOf<'getDemoProtectedResource'>): Promise<
     | Reply<'getDemoProtectedResource', 200>
     | Reply<'getDemoProtectedResource', 401>
+    | Reply<'getDemoProtectedResource', 429>
   >;
   /** GET /protected-resource: Read the protected resource */
   getProtectedResource(request: RequestOf<'getProtectedResource'>): Promise<
     | Reply<'getProtectedResource', 200>
     | Reply<'getProtectedResource', 401>
+    | Reply<'getProtectedResource', 429>
   >;
   /** POST /api/users: Create a user from a full name and an e-mail address (shape A) */
   createDemoUser(request: RequestOf<'createDemoUser'>): Promise<

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { StoreUnavailableError } from '../domain/errors.js';
 import type { ChangeResult, UserRepository, VersionCondition } from '../domain/user-repository.js';
 import type { User, UserFields } from '../domain/user.js';
@@ -48,6 +48,10 @@ export function createUserRepository({ db, isUnavailable }: Database): UserRepos
   const versions = (condition: VersionCondition) => (condition === 'any' ? [] : condition);
 
   return {
+    ping: () =>
+      guard(async () => {
+        await sql`select 1`.execute(db);
+      }),
     create: (fields, now) => guard(() => insertUser(db, fields, now)),
     findById: (id) =>
       guard(async () => {

@@ -27,6 +27,8 @@ export interface KeyTimes {
 
 /** Storage of user records. Implementations translate store outages into StoreUnavailableError. */
 export interface UserRepository {
+  /** Resolves when the store answers a trivial query; StoreUnavailableError otherwise. */
+  ping(): Promise<void>;
   create(fields: UserFields, now: string): Promise<User>;
   findById(id: number): Promise<User | undefined>;
   /** Every user in id order, read in slices so that no more than one slice is held at a time. */

@@ -22,6 +22,8 @@ export interface IdempotentRequest {
 
 /** The operations on user records that both wire shapes share. */
 export interface UserService {
+  /** Resolves when the store can serve requests. */
+  ready(): Promise<void>;
   create(fields: UserFields): Promise<User>;
   /** Creates at most once per key; a retry gets the first response again (`replayed`). */
   createOnce<R>(fields: UserFields, request: IdempotentRequest, render: (user: User) => R): Promise<{ outcome: R; replayed: boolean }>;
@@ -67,6 +69,7 @@ export function createUserService(repository: UserRepository, clock: Clock = sys
   }
 
   return {
+    ready: () => repository.ping(),
     create: (fields) => repository.create(fields, now()),
     async createOnce(fields, request, render) {
       const at = clock();

@@ -5,4 +5,6 @@ export interface HandlerDeps {
   readonly users: UserService;
   /** Prefix of every path the service serves (BASE_PATH), for links such as `Location`. */
   readonly basePath: string;
+  /** The metrics of this process in the Prometheus text format. */
+  readonly renderMetrics: () => Promise<string>;
 }

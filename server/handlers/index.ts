@@ -1,5 +1,6 @@
 import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { HandlerDeps } from './handler-deps.js';
+import { createOperationsHandlers } from './operations.handlers.js';
 import { createProtectedHandlers } from './protected.handlers.js';
 import { createShapeAHandlers } from './shape-a.handlers.js';
 import { createShapeBHandlers } from './shape-b.handlers.js';
@@ -12,6 +13,7 @@ export function createHandlers(deps: HandlerDeps): UserRecordsHandlers {
     ...createShapeAHandlers(deps),
     ...createShapeBHandlers(deps),
     ...createProtectedHandlers(),
+    ...createOperationsHandlers(deps),
   } satisfies UserRecordsHandlers;
   return handlers;
 }

@@ -2,8 +2,12 @@ import Koa from 'koa';
 import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { corsFor, securityHeaders } from './browser-headers.js';
 import type { Contract } from './contract.js';
+import type { Metrics } from './metrics.js';
+import { observability } from './observability.js';
 import { HttpProblem, problemMiddleware } from './problem.js';
+import { requestHygiene } from './request-hygiene.js';
 import { createRouter } from './router.js';
 
 /** Everything the HTTP layer is built from. */
@@ -12,17 +16,43 @@ export interface AppDeps {
   readonly contract: Contract;
   readonly handlers: UserRecordsHandlers;
   readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Set once the server is shutting down: responses then ask clients to close their connection. */
+  readonly lifecycle: { readonly closing: boolean };
 }
 
-/** The Koa application: problem+json for every error, the contract's routes, 404 for the rest. */
+/**
+ * Asks the client to close its connection (`Connection: close`, after which Node closes it) once the
+ * connection has carried its share of requests, or when the server is shutting down. Node's own
+ * maxRequestsPerSocket would answer pipelined requests past the limit with a bare 503 instead.
+ */
+function connectionLimits(maxRequests: number, lifecycle: AppDeps['lifecycle']): Koa.Middleware {
+  const served = new WeakMap<object, number>();
+  return async (ctx, next) => {
+    const count = (served.get(ctx.req.socket) ?? 0) + 1;
+    served.set(ctx.req.socket, count);
+    if (count >= maxRequests || lifecycle.closing) ctx.set('Connection', 'close');
+    await next();
+  };
+}
+
+/**
+ * The Koa application, outermost first: request id, logs and metrics; connection limits; security and
+ * CORS headers; problem+json for every error; request hygiene; the contract's routes; 404 for the rest.
+ */
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa();
+  const app = new Koa({ proxy: deps.config.trustProxy });
   // Errors are answered and logged by problemMiddleware; Koa's default handler would print them again.
   app.silent = true;
   // What still reaches Koa: a response stream that failed after its headers were sent.
   app.on('error', (error: unknown) => deps.logger.error({ err: error }, 'response failed after it started'));
   const router = createRouter(deps);
+  app.use(observability(deps.logger, deps.metrics));
+  app.use(connectionLimits(deps.config.maxRequestsPerSocket, deps.lifecycle));
+  app.use(securityHeaders());
+  app.use(corsFor(deps.config.corsOrigins));
   app.use(problemMiddleware(deps.logger));
+  app.use(requestHygiene);
   app.use(router.routes());
   app.use((ctx) => {
     throw new HttpProblem('not-found', `No route matches ${ctx.method} ${ctx.path}.`);

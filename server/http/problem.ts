@@ -7,6 +7,10 @@ import type { FieldError } from './contract.js';
 
 /** Kinds of problem that only the HTTP layer raises. */
 type HttpProblemKind =
+  | 'request-timeout'
+  | 'too-many-attempts'
+  | 'headers-too-large'
+  | 'expectation-failed'
   | 'bad-request'
   | 'invalid-parameter'
   | 'malformed-json'
@@ -28,12 +32,16 @@ const PROBLEMS: Record<ProblemKind, { status: number; title: string; headers?: R
   unauthorized: { status: 401, title: 'Unauthorized' },
   'not-found': { status: 404, title: 'Not Found' },
   'method-not-allowed': { status: 405, title: 'Method Not Allowed' },
+  'request-timeout': { status: 408, title: 'Request Timeout' },
   'idempotency-key-in-flight': { status: 409, title: 'Conflict', headers: { 'Retry-After': '1' } },
   'precondition-failed': { status: 412, title: 'Precondition Failed' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },
   'validation-failed': { status: 422, title: 'Validation failed' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency-Key reused' },
+  'expectation-failed': { status: 417, title: 'Expectation Failed' },
+  'too-many-attempts': { status: 429, title: 'Too Many Requests' },
+  'headers-too-large': { status: 431, title: 'Request Header Fields Too Large' },
   'internal-error': { status: 500, title: 'Internal Server Error' },
   'store-unavailable': { status: 503, title: 'Service Unavailable' },
 };
@@ -77,20 +85,31 @@ function classify(error: unknown): HttpProblem {
   return new HttpProblem('internal-error', 'The server could not complete the request.');
 }
 
-/** Writes a problem as the response. */
-export function sendProblem(ctx: Context, problem: HttpProblem): void {
+/** The status, fixed headers and JSON body of a problem. */
+export function problemDocument(problem: HttpProblem, instance?: string) {
   const { status, title, headers } = PROBLEMS[problem.kind];
-  ctx.status = status;
-  ctx.set({ ...headers, ...problem.extras.headers });
-  ctx.type = 'application/problem+json';
-  ctx.body = JSON.stringify({
+  const body = JSON.stringify({
     type: `urn:user-records:problem:${problem.kind}`,
     title,
     status,
     detail: problem.detail,
-    instance: ctx.path,
+    ...(instance === undefined ? {} : { instance }),
     ...(problem.extras.errors ? { errors: problem.extras.errors } : {}),
   });
+  return { status, headers: { ...headers, ...problem.extras.headers }, body };
+}
+
+/** The request path as a valid URI reference: stray `%` and characters a URI cannot hold are escaped. */
+const asUriReference = (path: string) =>
+  path.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/gu, (c) => encodeURIComponent(c));
+
+/** Writes a problem as the response. */
+export function sendProblem(ctx: Context, problem: HttpProblem): void {
+  const { status, headers, body } = problemDocument(problem, asUriReference(ctx.path));
+  ctx.status = status;
+  ctx.set(headers);
+  ctx.type = 'application/problem+json';
+  ctx.body = body;
 }
 
 /** Outermost middleware: every error becomes problem+json; 5xx are logged, never shown. */

@@ -24,13 +24,13 @@ const LOCATIONS = ['path', 'query', 'header'] as const;
 const rawName = (location: (typeof LOCATIONS)[number], name: string) => (location === 'header' ? name.toLowerCase() : name);
 
 /**
- * Parameters arrive as text. Only plain decimal notation becomes a number: "1e3", "0x10" and " 7" stay
- * text and fail the type check, so every resource has exactly one spelling of its URL.
+ * Parameters arrive as text. Only plain decimal notation becomes a number: "1e3", "0x10", "007" and " 7"
+ * stay text and fail the type check, so every resource has exactly one spelling of its URL.
  */
 function coerce(raw: unknown, schema: Schema): unknown {
   if (typeof raw !== 'string') return raw;
-  if (schema.type === 'integer' && /^-?\d+$/.test(raw)) return Number(raw);
-  if (schema.type === 'number' && /^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
+  if (schema.type === 'integer' && /^(0|-?[1-9]\d*)$/.test(raw)) return Number(raw);
+  if (schema.type === 'number' && /^(0|-?[1-9]\d*)(\.\d+)?$/.test(raw)) return Number(raw);
   if (schema.type === 'boolean' && (raw === 'true' || raw === 'false')) return raw === 'true';
   return raw;
 }

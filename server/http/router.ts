@@ -5,7 +5,8 @@ import bodyParser from 'koa-bodyparser';
 import { routes, type RouteDefinition } from '../../generated/routes.js';
 import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { Config } from '../config.js';
-import { createBasicAuthenticator } from './basic-auth.js';
+import { createAuthThrottle, type AuthThrottle } from './auth-throttle.js';
+import { authenticate } from './authentication.js';
 import type { Contract } from './contract.js';
 import { isAsyncIterable, jsonArrayStream } from './json-stream.js';
 import { HttpProblem } from './problem.js';
@@ -25,8 +26,6 @@ interface AnyReply {
   readonly headers?: Readonly<Record<string, string>>;
 }
 type AnyHandler = (request: unknown) => Promise<AnyReply>;
-
-const CHALLENGE = 'Basic realm="user-records", charset="UTF-8"';
 
 /** `/users/{id}` → `/users/:id` */
 const toKoaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
@@ -55,32 +54,16 @@ const requireJson: Middleware = async (ctx, next) => {
   await next();
 };
 
-function authenticate(route: RouteDefinition, config: Config) {
-  if (route.security.length === 0) return () => undefined;
-  if (route.security.some((scheme) => scheme !== 'basic')) {
-    throw new Error(`${route.operationId} uses a security scheme the server does not implement: ${route.security.join(', ')}`);
-  }
-  const verify = createBasicAuthenticator(config.basicAuth);
-  return (ctx: Context) => {
-    const principal = verify(ctx.get('authorization') || undefined);
-    if (!principal) {
-      throw new HttpProblem('unauthorized', 'Valid HTTP Basic credentials are required.', {
-        headers: { 'WWW-Authenticate': CHALLENGE },
-      });
-    }
-    return principal;
-  };
-}
-
-function operationMiddleware(route: RouteDefinition, deps: RouterDeps): Middleware {
+function operationMiddleware(route: RouteDefinition, deps: RouterDeps, throttle: AuthThrottle): Middleware {
   const validate = compileRequestValidator(deps.contract, route.operationId);
-  const principalOf = authenticate(route, deps.config);
+  const principalOf = authenticate(route, deps.config, throttle);
   const handler = deps.handlers[route.operationId] as AnyHandler;
   return async (ctx) => {
-    const principal = principalOf(ctx);
-    const body = (ctx.request as { body?: unknown }).body;
-    // koa-bodyparser (non-strict) hands an empty body over as '': there is no JSON value at all.
-    if (route.hasBody && body === '') {
+    ctx.state.operationId = route.operationId;
+    const principal = await principalOf(ctx);
+    const { body, rawBody } = ctx.request as { body?: unknown; rawBody?: string };
+    // koa-bodyparser (non-strict) hands an empty body over as '', as it does the JSON string "": tell them apart.
+    if (route.hasBody && (rawBody ?? '').trim() === '') {
       throw new HttpProblem('malformed-json', 'The request body is empty; a JSON value is required.');
     }
     const request = validate({ path: ctx.params, query: ctx.query, header: ctx.headers, body });
@@ -108,10 +91,11 @@ export function createRouter(deps: RouterDeps): Router {
   const router = new Router({ prefix: deps.config.basePath || undefined, strict: true, sensitive: true });
   const json = bodyParser({ enableTypes: ['json'], jsonLimit: String(deps.config.bodyLimitBytes), strict: false });
   const methodsByPath = new Map<string, string[]>();
+  const throttle = createAuthThrottle(deps.config.authThrottle);
   for (const route of routes) {
     const path = toKoaPath(route.path);
     const chain = route.hasBody ? [requireJson, json] : [];
-    router.register(path, route.method === 'GET' ? ['HEAD', 'GET'] : [route.method], [...chain, operationMiddleware(route, deps)]);
+    router.register(path, route.method === 'GET' ? ['HEAD', 'GET'] : [route.method], [...chain, operationMiddleware(route, deps, throttle)]);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method]);
   }
   for (const [path, methods] of methodsByPath) router.all(path, otherMethods(methods));

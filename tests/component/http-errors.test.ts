@@ -31,6 +31,13 @@ describeEachDialect((dialect) => {
     });
   });
 
+  test.each(['/users/%', '/users/%zz', '/api/users/1%', '/nope%'])('a path with broken escapes, %s, gets a problem with a valid instance', async (path) => {
+    // httpClient checks the problem against the contract, whose instance is a uri-reference.
+    const res = await sut.api.get(path);
+    expect([400, 404]).toContain(res.status);
+    expect(res.body.instance).toBe(path.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
+  });
+
   describe('404: unknown routes', () => {
     test.each(['/nope', '/api/nope', '/users/1/extra', '/users/', '/USERS', '/api/users/1/', '/api'])('%s', async (path) => {
       const res = await sut.api.get(path);
@@ -104,6 +111,38 @@ describeEachDialect((dialect) => {
       expect(res.body.detail).toMatch(/__proto__/);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       expect(await storedCount(sut.server)).toBe(before);
+    });
+
+    test.each([
+      ['the JSON string ""', '""'],
+      ['null', 'null'],
+      ['a number', '0'],
+    ])('%s as the body is well-formed JSON of the wrong type', async (_case, raw) => {
+      const res = await sut.api.request('POST', '/users', { raw, headers: JSON_TYPE });
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual([{ path: '', message: 'must be object' }]);
+    });
+
+    test.each([
+      ['a NUL character', 'Ada\\u0000Lovelace'],
+      ['a control character', 'Ada\\u0007'],
+      ['an unpaired surrogate', 'Ada\\ud800'],
+    ])('a name with %s is refused rather than stored altered', async (_case, firstName) => {
+      const raw = `{"firstName":"${firstName}","lastName":"L","email":"a@example.com"}`;
+      const before = await storedCount(sut.server);
+      const res = await sut.api.request('POST', '/users', { raw, headers: JSON_TYPE });
+      expect(res.status).toBe(422);
+      expect(res.body.errors[0].path).toBe('/firstName');
+      const demo = await sut.api.request('POST', '/api/users', { raw: `{"name":"${firstName}","email":"a@example.com"}`, headers: JSON_TYPE });
+      expect(demo.status).toBe(422);
+      expect(await storedCount(sut.server)).toBe(before);
+    });
+
+    test('names in any script are stored as sent', async () => {
+      const input = { firstName: 'Zoë', lastName: 'Ångström-李 😀', email: 'zoe@example.com' };
+      const res = await sut.api.post('/users', input);
+      expect(res.status).toBe(201);
+      expect((await sut.api.get(`/users/${res.body.id}`)).body).toMatchObject(input);
     });
 
     test('lists every failure at once', async () => {

@@ -1,8 +1,14 @@
 // Runs once before Jest's workers start: finds out whether PostgreSQL is reachable, so the suites know
 // whether to run their PostgreSQL half. Under CI=true an unreachable PostgreSQL fails the run instead.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 
 export default async function globalSetup() {
+  // One log file for every server of the run; global-teardown.js scans it for credentials.
+  process.env.TEST_LOG_FILE ??= join(mkdtempSync(join(tmpdir(), 'user-records-logs-')), 'run.log');
+
   const url = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {

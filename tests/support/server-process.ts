@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { testEnv } from './test-server.js';
 import type { TestStore } from './test-store.js';
@@ -41,14 +41,20 @@ function waitForListening(child: ChildProcess, output: () => string, workers: nu
 export async function startServerProcess(store: TestStore, env: Record<string, string> = {}): Promise<ServerProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`make build\` (make test does) before these tests`);
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', ...testEnv(store, { LOG_LEVEL: 'info', ...env }) },
+    env: { PATH: process.env.PATH ?? '', ...testEnv(store, { LOG_LEVEL: 'debug', ...env }) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let printed = '';
   child.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
   const output = () => printed;
-  const exited = new Promise<number | NodeJS.Signals>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal!)));
+  const exited = new Promise<number | NodeJS.Signals>((resolve) =>
+    child.once('exit', (code, signal) => {
+      // Into the run's log, which global-teardown.js scans for credentials.
+      if (process.env.TEST_LOG_FILE) appendFileSync(process.env.TEST_LOG_FILE, printed);
+      resolve(code ?? signal!);
+    }),
+  );
   const url = await waitForListening(child, output, Number(env.WORKERS ?? 1));
   return {
     url,

@@ -1,3 +1,4 @@
+import { destination as fileDestination, type DestinationStream } from 'pino';
 import { loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import { startServer, type RunningServer } from '../../server/server.js';
@@ -23,16 +24,26 @@ export interface TestServerOptions {
   readonly store?: TestStore;
   /** Environment variables, e.g. `{ SEED_DEMO_DATA: 'false' }`. */
   readonly env?: Record<string, string>;
+  /** Where the server's JSON log lines go; by default the run's log file (see global-setup.js), if any. */
+  readonly logTo?: DestinationStream;
+}
+
+/** Every test server of a run logs at debug level into one file, which global-teardown.js scans for secrets. */
+function runLog(): DestinationStream | undefined {
+  const file = process.env.TEST_LOG_FILE;
+  return file ? fileDestination({ dest: file, append: true, sync: true }) : undefined;
 }
 
 /** The environment of a test server on the given store. */
 export function testEnv(store: TestStore, env: Record<string, string> = {}): Record<string, string> {
+  // A hashed password replaces the plain one: the server takes exactly one of them.
+  const password: Record<string, string> = env.BASIC_AUTH_PASSWORD_HASH === undefined ? { BASIC_AUTH_PASSWORD: TEST_CREDENTIALS.password } : {};
   return {
     PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: store.url,
     BASIC_AUTH_USERNAME: TEST_CREDENTIALS.username,
-    BASIC_AUTH_PASSWORD: TEST_CREDENTIALS.password,
+    ...password,
     LOG_LEVEL: 'silent',
     ...env,
   };
@@ -41,8 +52,9 @@ export function testEnv(store: TestStore, env: Record<string, string> = {}): Rec
 /** Starts a server in this process, listening on a free port. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const store = options.store ?? (await createTestStore(options.dialect ?? 'sqlite'));
-  const config = loadConfig(testEnv(store, options.env));
-  const server = await startServer(config, createLogger(config.logLevel));
+  const destination = options.logTo ?? runLog();
+  const config = loadConfig(testEnv(store, { ...(destination ? { LOG_LEVEL: 'debug' } : {}), ...options.env }));
+  const server = await startServer(config, createLogger(config.logLevel, destination));
   let running = true;
   const stop = async () => {
     if (running) await server.close();

@@ -1,0 +1,28 @@
+import type { Middleware } from 'koa';
+import { HttpProblem } from './problem.js';
+
+/** `host[:port]` as RFC 9110 §7.2 allows it: a reg-name, IPv4 or bracketed IPv6, and an optional port. */
+const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]+)(:\d{1,5})?$/;
+
+/**
+ * Refuses requests whose framing or addressing is ambiguous, before anything reads them (RFC 9112):
+ * no or several or malformed Host headers, transfer codings other than chunked, and content codings the
+ * service does not decode. Node passes these on; proxies in front might read them differently.
+ */
+export const requestHygiene: Middleware = async (ctx, next) => {
+  const hosts = ctx.req.rawHeaders.filter((_, index) => index % 2 === 0 && ctx.req.rawHeaders[index]!.toLowerCase() === 'host');
+  if (ctx.req.httpVersion === '1.1' && hosts.length !== 1) {
+    throw new HttpProblem('bad-request', 'An HTTP/1.1 request must carry exactly one Host header.');
+  }
+  const host = ctx.get('host');
+  if (host !== '' && !HOST.test(host)) throw new HttpProblem('bad-request', 'The Host header is not a valid host.');
+  const transfer = ctx.get('transfer-encoding');
+  if (transfer !== '' && transfer.trim().toLowerCase() !== 'chunked') {
+    throw new HttpProblem('bad-request', 'Transfer-Encoding other than chunked is not supported.');
+  }
+  const coding = ctx.get('content-encoding');
+  if (coding !== '' && coding.trim().toLowerCase() !== 'identity') {
+    throw new HttpProblem('unsupported-media-type', `Content-Encoding ${coding} is not supported; send the body uncompressed.`);
+  }
+  await next();
+};

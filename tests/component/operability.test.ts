@@ -1,0 +1,106 @@
+import { buildUserInput } from '../support/builders.js';
+import { httpClient } from '../support/http-client.js';
+import { useTestServer, withTestServer } from '../support/test-server.js';
+
+// What operators and browsers see on every response: request ids, security headers, CORS, health, metrics.
+
+const FRONTEND = 'http://localhost:5173';
+const sut = useTestServer({ env: { CORS_ORIGINS: `${FRONTEND},https://app.example.com` } });
+
+describe('X-Request-Id', () => {
+  test('a well-formed id from the client comes back', async () => {
+    const res = await sut.api.get('/users/1', { headers: { 'x-request-id': 'checkout-42:a.b_c' } });
+    expect(res.headers.get('x-request-id')).toBe('checkout-42:a.b_c');
+  });
+
+  test.each([
+    ['none', {}],
+    ['a malformed one', { 'x-request-id': 'has spaces and "quotes"' }],
+    ['a too long one', { 'x-request-id': 'x'.repeat(129) }],
+  ])('%s is replaced by a fresh UUID', async (_case, headers) => {
+    const res = await sut.api.get('/users/1', { headers });
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe('security headers', () => {
+  test.each([
+    ['a success', 'GET', '/users/1'],
+    ['a validation error', 'GET', '/users/abc'],
+    ['an unknown route', 'GET', '/nope'],
+    ['a wrong method', 'PATCH', '/users/1'],
+    ['a 401', 'GET', '/protected-resource'],
+  ])('are on %s', async (_case, method, path) => {
+    const res = await sut.api.request(method, path);
+    expect(res.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('x-powered-by')).toBeNull();
+    expect(res.headers.get('x-request-id')).not.toBeNull();
+  });
+});
+
+describe('CORS', () => {
+  test('a listed origin may read the response and its headers', async () => {
+    const res = await sut.api.get('/users/1', { headers: { origin: FRONTEND } });
+    expect(res.headers.get('access-control-allow-origin')).toBe(FRONTEND);
+    expect(res.headers.get('access-control-expose-headers')).toContain('ETag');
+    expect(res.headers.get('vary')).toContain('Origin');
+  });
+
+  test('a preflight from a listed origin is answered 204 with what may be sent', async () => {
+    const res = await sut.api.request('OPTIONS', '/users/1', {
+      headers: { origin: FRONTEND, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type, if-match' },
+      unchecked: true,
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe(FRONTEND);
+    expect(res.headers.get('access-control-allow-methods')).toContain('PUT');
+    expect(res.headers.get('access-control-allow-headers')).toMatch(/If-Match/);
+    expect(res.headers.get('access-control-max-age')).toBe('600');
+  });
+
+  test('another origin gets no CORS headers, so its browser keeps the response from it', async () => {
+    const res = await sut.api.get('/users/1', { headers: { origin: 'https://evil.example.net' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  test('without CORS_ORIGINS no origin is allowed', () =>
+    withTestServer({}, async (_server, api) => {
+      const res = await api.get('/users/1', { headers: { origin: FRONTEND } });
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    }));
+});
+
+describe('health, readiness and metrics', () => {
+  test('/healthz and /readyz answer while the store is up', async () => {
+    expect((await sut.api.get('/healthz')).body).toEqual({ status: 'ok' });
+    expect((await sut.api.get('/readyz')).body).toEqual({ status: 'ready' });
+  });
+
+  test('/readyz is 503 when the store is down, while /healthz still answers', () =>
+    withTestServer({}, async (server, api) => {
+      await server.database.close();
+      const ready = await api.get('/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body.type).toBe('urn:user-records:problem:store-unavailable');
+      expect((await api.get('/healthz')).status).toBe(200);
+      const metrics = await api.get('/metrics');
+      expect(metrics.text).toMatch(/^store_unavailable_total 1$/m);
+    }));
+
+  test('/metrics counts requests by operation and status, in the Prometheus text format', async () => {
+    const api = httpClient(sut.server.url);
+    await api.post('/users', buildUserInput());
+    await api.get('/users/999999');
+    const res = await api.get('/metrics');
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(res.text).toMatch(/^# TYPE http_request_duration_seconds histogram$/m);
+    expect(res.text).toMatch(/^http_request_duration_seconds_count\{operation_id="createUser",method="POST",status="201"\} [1-9]\d*$/m);
+    expect(res.text).toMatch(/^http_request_duration_seconds_count\{operation_id="getUser",method="GET",status="404"\} [1-9]\d*$/m);
+    expect(res.text).toMatch(/^process_resident_memory_bytes \d+/m);
+  });
+});
