@@ -14,7 +14,7 @@ MOCK_DYNAMIC ?=
 INSTALLED := node_modules/.installed
 JEST_FLAGS ?=
 
-.PHONY: help install generate check-generated typecheck build client run mock test bench clean
+.PHONY: help install chromium generate check-generated typecheck build client run mock test bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -24,6 +24,12 @@ $(INSTALLED): package.json package-lock.json
 	@touch $@
 
 install: $(INSTALLED) ## Install dependencies (npm ci) when package-lock.json changed
+
+# Debian's Chromium for the browser tests (playwright-core drives it and downloads nothing). Installed when
+# missing and apt-get can run as root; otherwise the browser tests say they are skipped (CI=true: they fail).
+chromium: ## Install Chromium for the browser tests, if missing
+	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi
 
 generate: $(INSTALLED) ## Regenerate generated/ from openapi/user-records.yaml
 	scripts/generate.sh generated
@@ -48,7 +54,7 @@ run: build ## Start the server on SQLite with demo data (http://127.0.0.1:3000)
 mock: $(INSTALLED) ## Prism mock of the contract on 127.0.0.1:$(MOCK_PORT) (MOCK_DYNAMIC=1: generated data)
 	exec node_modules/.bin/prism mock openapi/user-records.yaml -h 127.0.0.1 -p $(MOCK_PORT) $(if $(MOCK_DYNAMIC),--dynamic)
 
-test: check-generated typecheck build ## Every check: generated code, types, unit, component, contract, client and process tests
+test: check-generated typecheck build chromium ## Every check: generated code, types, unit, component, contract, client, process and browser tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
 
 bench: build ## Benchmarks (not tests): results in bench/results/

@@ -3,6 +3,7 @@ import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { corsFor, securityHeaders } from './browser-headers.js';
+import { createDocsRouter } from './docs.js';
 import type { Contract } from './contract.js';
 import type { Metrics } from './metrics.js';
 import { observability } from './observability.js';
@@ -38,7 +39,7 @@ function connectionLimits(maxRequests: number, lifecycle: AppDeps['lifecycle']):
 
 /**
  * The Koa application, outermost first: request id, logs and metrics; connection limits; security and
- * CORS headers; problem+json for every error; request hygiene; the contract's routes; 404 for the rest.
+ * CORS headers; problem+json for every error; request hygiene; the API reference; the contract's routes; 404 for the rest.
  */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
@@ -53,6 +54,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(corsFor(deps.config.corsOrigins));
   app.use(problemMiddleware(deps.logger));
   app.use(requestHygiene);
+  app.use(createDocsRouter(deps.contract, deps.config.basePath).routes());
   app.use(router.routes());
   app.use((ctx) => {
     throw new HttpProblem('not-found', `No route matches ${ctx.method} ${ctx.path}.`);

@@ -1,0 +1,89 @@
+import { createReadStream, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import Router from '@koa/router';
+import { CONTRACT_FILE, type Contract } from './contract.js';
+import { HttpProblem } from './problem.js';
+
+// The interactive API reference at /docs: Swagger UI, because it alone of the candidates has "Try it out"
+// and runs from its npm package's static files with no inline script (Redoc has no "Try it out"; the
+// Scalar releases that install on Node 20 are old). Served from node_modules: no CDN, no network.
+
+const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+/** Files of swagger-ui-dist the page loads, with their media types. */
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+  'favicon-16x16.png': 'image/png',
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>User Records Service: API reference</title>
+  <link rel="stylesheet" href="swagger-ui.css">
+  <link rel="icon" type="image/png" href="favicon-32x32.png" sizes="32x32">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="swagger-ui-bundle.js"></script>
+  <script src="swagger-ui-standalone-preset.js"></script>
+  <script src="docs.js"></script>
+</body>
+</html>
+`;
+
+// Started from a file rather than inline, so the strict Content-Security-Policy (script-src 'self') holds.
+const START = `window.ui = SwaggerUIBundle({
+  url: '../openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'BaseLayout',
+  persistAuthorization: false,
+});
+`;
+
+/** What the page needs and nothing more: its own scripts and styles, and calls back to this origin. */
+const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/**
+ * /docs (the reference page), /openapi.json and /openapi.yaml (the contract). The JSON names this server,
+ * as reached by the browser, as the first server, so that "Try it out" calls it whatever its port or prefix.
+ */
+export function createDocsRouter(contract: Contract, basePath: string): Router {
+  const router = new Router({ prefix: basePath || undefined, strict: true });
+  const yamlText = readFileSync(CONTRACT_FILE, 'utf8');
+  router.get('/openapi.yaml', (ctx) => {
+    ctx.type = 'application/yaml; charset=utf-8';
+    ctx.body = yamlText;
+  });
+  router.get('/openapi.json', (ctx) => {
+    const servers = (contract.document.servers ?? []) as { url: string }[];
+    const here = { url: `${ctx.protocol}://${ctx.host}${basePath}`, description: 'This server' };
+    ctx.body = { ...contract.document, servers: [here, ...servers.filter((server) => server.url !== here.url)] };
+  });
+  router.get('/docs', (ctx) => ctx.redirect(`${basePath}/docs/`));
+  router.get(['/docs/', '/docs/:file'], (ctx) => {
+    ctx.set('Content-Security-Policy', DOCS_CSP);
+    const file = ctx.params.file ?? '';
+    if (file === '' || file === 'index.html') {
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = PAGE;
+    } else if (file === 'docs.js') {
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.body = START;
+    } else if (ASSETS[file]) {
+      ctx.type = ASSETS[file];
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      ctx.body = createReadStream(join(SWAGGER_UI, file));
+    } else {
+      throw new HttpProblem('not-found', `No route matches ${ctx.method} ${ctx.path}.`);
+    }
+  });
+  return router;
+}
