@@ -57,7 +57,8 @@ mock: $(INSTALLED) ## Prism mock of the contract on 127.0.0.1:$(MOCK_PORT) (MOCK
 test: check-generated typecheck build chromium ## Every check: generated code, types, unit, component, contract, client, process and browser tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
 
-bench: build ## Benchmarks (not tests): results in bench/results/
+bench: build ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/
+	node bench/run.mjs
 	node bench/large-list.mjs
 
 clean: ## Remove build output and local databases

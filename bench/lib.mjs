@@ -1,0 +1,154 @@
+// Shared by the benchmarks: start targets as processes, fill stores, drive them with wrk, read peak memory.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+
+export const root = fileURLToPath(new URL('..', import.meta.url));
+export const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const CREDENTIALS = { username: 'bench', password: 'bench-password' };
+
+/** Peak resident set of a process so far (VmHWM), in MiB. */
+export const peakRssMiB = (pid) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+export function freePort() {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a process on a free port (passed as PORT and to `argsFor`); resolves once it answers HTTP. */
+export async function startProcess(command, argsFor, env = {}) {
+  const port = await freePort();
+  const args = argsFor(port);
+  const child = spawn(command, args, { cwd: root, env: { PATH: process.env.PATH, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  for (let tries = 0; ; tries++) {
+    if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited: ${output}`);
+    if (await fetch(url).then(() => true, () => false)) break;
+    if (tries > 300) throw new Error(`${command} did not start: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    pid: child.pid,
+    stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM')))),
+  };
+}
+
+/** This service, built, on the given DATABASE_URL. */
+export const startService = (databaseUrl) =>
+  startProcess(process.execPath, () => [join(root, 'dist/server/main.js')], {
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    BASIC_AUTH_USERNAME: CREDENTIALS.username,
+    BASIC_AUTH_PASSWORD: CREDENTIALS.password,
+    AUTH_MAX_FAILURES: '1000000',
+  });
+
+const userRow = (i, now) => [`First${i}`, `Last${i}`, `user${i}@example.com`, now, now];
+
+/** Adds `count` users straight into the store (the server has created the tables). */
+export async function fillStore(databaseUrl, count) {
+  const now = new Date().toISOString();
+  if (databaseUrl.startsWith('sqlite:')) {
+    const db = new SqliteDatabase(databaseUrl.slice('sqlite:'.length));
+    const insert = db.prepare('INSERT INTO users (first_name, last_name, email, created_at, updated_at) VALUES (?, ?, ?, ?, ?)');
+    db.transaction(() => {
+      for (let i = 0; i < count; i++) insert.run(...userRow(i, now));
+    })();
+    db.close();
+    return;
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  for (let from = 0; from < count; from += 5000) {
+    const rows = Array.from({ length: Math.min(5000, count - from) }, (_, i) => userRow(from + i, now));
+    const values = rows.map((_, i) => `($${i * 5 + 1}, $${i * 5 + 2}, $${i * 5 + 3}, $${i * 5 + 4}, $${i * 5 + 5})`).join(',');
+    await client.query(`INSERT INTO users (first_name, last_name, email, created_at, updated_at) VALUES ${values}`, rows.flat());
+  }
+  await client.end();
+}
+
+export async function postgresReachable() {
+  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** A store of its own: a temporary SQLite file, or a PostgreSQL schema; `drop` removes it. */
+export async function createStore(kind) {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+    return { url: `sqlite:${join(dir, 'users.sqlite')}`, drop: async () => execFileSync('rm', ['-rf', dir]) };
+  }
+  const schema = `bench_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const url = new URL(postgresUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA ${schema} CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+/** Installs wrk from Debian's packages when it is missing and apt-get can run. */
+export function ensureWrk() {
+  try {
+    execFileSync('wrk', ['-v'], { stdio: 'ignore' });
+  } catch (error) {
+    // `wrk -v` prints its version and exits 1; only a missing binary is a reason to install.
+    if (error.code !== 'ENOENT') return;
+    execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk'], { stdio: 'inherit' });
+  }
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'wrk-'));
+let scripts = 0;
+
+/** Drives a URL with wrk (1 thread, `connections` connections) and parses its report. */
+export function wrk(url, { method = 'GET', body, headers = {}, seconds = 5, connections = 50 } = {}) {
+  const script = join(scratch, `request-${++scripts}.lua`);
+  const lines = [`wrk.method = ${JSON.stringify(method)}`];
+  if (body !== undefined) lines.push(`wrk.body = ${JSON.stringify(JSON.stringify(body))}`, 'wrk.headers["Content-Type"] = "application/json"');
+  for (const [name, value] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`);
+  writeFileSync(script, lines.join('\n'));
+  const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url]).toString();
+  const latency = (label) => {
+    const match = new RegExp(`^\\s*${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
+    const factor = { us: 0.001, ms: 1, s: 1000 }[match[2]];
+    return Number(match[1]) * factor;
+  };
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]),
+    p50: latency('50'),
+    p99: latency('99'),
+    requests: Number(/(\d+) requests in/.exec(out)[1]),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
+    socketErrors: (/Socket errors: (.*)/.exec(out)?.[1] ?? '').split(',').reduce((sum, part) => sum + Number(/\d+/.exec(part)?.[0] ?? 0), 0),
+  };
+}

@@ -1,0 +1,123 @@
+// `make bench`: this service beside its ceilings and peers, in one run on one machine; results in
+// bench/results/bench.{md,json,svg}. Not a test: it measures and reports, it asserts nothing.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { createStore, CREDENTIALS, ensureWrk, fillStore, peakRssMiB, postgresReachable, root, startProcess, startService, wrk } from './lib.mjs';
+import { renderChart } from './chart.mjs';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const SIZES = (process.env.BENCH_SIZES ?? '12,10000,100000').split(',').map(Number);
+const JSON_SERVER = 'json-server@1.0.0-beta.15';
+const PEERS = join(root, 'bench/.peers');
+const basic = `Basic ${Buffer.from(`${CREDENTIALS.username}:${CREDENTIALS.password}`).toString('base64')}`;
+const results = [];
+
+/** Runs one scenario against a running target and records it with the target's peak memory so far. */
+function measure(target, server, scenario, size, path, options = {}) {
+  // A second of warm-up, not recorded: the JIT and the caches of every target get the same start.
+  wrk(`${server.url}${path}`, { ...options, seconds: 1 });
+  const run = wrk(`${server.url}${path}`, { seconds: SECONDS, ...options });
+  const row = { target, scenario, users: size, ...run, peakRssMiB: peakRssMiB(server.pid) };
+  results.push(row);
+  console.log(`${target.padEnd(22)} ${scenario.padEnd(26)} ${String(size).padStart(6)}  ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms  non-2xx ${run.non2xx}`);
+}
+
+const shapeBBody = { firstName: 'Bench', lastName: 'Mark', email: 'bench.mark@example.com' };
+
+async function ceilings() {
+  for (const [target, file] of [['node:http ceiling', 'node-ceiling.mjs'], ['Koa ceiling', 'koa-ceiling.mjs']]) {
+    const server = await startProcess(process.execPath, () => [join(root, 'bench/targets', file)]);
+    measure(target, server, 'GET one user', 12, '/users/2');
+    await server.stop();
+  }
+}
+
+/** This service on one database: every scenario at 12 users, then reads, list and create as the store grows. */
+async function service(kind) {
+  const target = `this service (${kind})`;
+  for (const size of SIZES) {
+    const store = await createStore(kind);
+    const server = await startService(store.url);
+    try {
+      if (size > 12) await fillStore(store.url, size - 12);
+      measure(target, server, 'GET one user (shape A)', size, '/api/users/2');
+      measure(target, server, 'GET one user (shape B)', size, '/users/2');
+      if (size === 12) {
+        measure(target, server, 'GET page (shape A)', size, '/api/users?page=1&per_page=6');
+        measure(target, server, 'GET protected resource', size, '/protected-resource', { headers: { Authorization: basic } });
+        measure(target, server, 'PUT a user (shape B)', size, '/users/2', { method: 'PUT', body: shapeBBody });
+      }
+      measure(target, server, 'GET full list (shape B)', size, '/users', size >= 100_000 ? { connections: 10 } : {});
+      measure(target, server, 'POST a user (shape B)', size, '/users', { method: 'POST', body: shapeBBody });
+    } finally {
+      await server.stop();
+      await store.drop();
+    }
+  }
+}
+
+function installJsonServer() {
+  if (existsSync(join(PEERS, 'node_modules/.bin/json-server'))) return;
+  mkdirSync(PEERS, { recursive: true });
+  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', PEERS, JSON_SERVER], { stdio: 'inherit' });
+}
+
+async function jsonServer() {
+  installJsonServer();
+  for (const size of SIZES) {
+    const dir = mkdtempSync(join(tmpdir(), 'json-server-'));
+    const users = Array.from({ length: size }, (_, i) => ({ id: String(i + 1), firstName: `First${i}`, lastName: `Last${i}`, email: `user${i}@example.com` }));
+    writeFileSync(join(dir, 'db.json'), JSON.stringify({ users }));
+    const server = await startProcess(join(PEERS, 'node_modules/.bin/json-server'), (port) => [join(dir, 'db.json'), '--port', String(port)]);
+    try {
+      measure('json-server 1.0.0-beta.15', server, 'GET one user (shape B)', size, '/users/2');
+      if (size === 12) measure('json-server 1.0.0-beta.15', server, 'PUT a user (shape B)', size, '/users/2', { method: 'PUT', body: shapeBBody });
+      measure('json-server 1.0.0-beta.15', server, 'GET full list (shape B)', size, '/users', size >= 100_000 ? { connections: 10 } : {});
+      measure('json-server 1.0.0-beta.15', server, 'POST a user (shape B)', size, '/users', { method: 'POST', body: shapeBBody });
+    } finally {
+      await server.stop();
+      execFileSync('rm', ['-rf', dir]);
+    }
+  }
+}
+
+async function prismMock() {
+  const target = 'Prism 5.14 mock';
+  const prismCli = join(root, 'node_modules/@stoplight/prism-cli/dist/index.js');
+  const server = await startProcess(process.execPath, (port) => [prismCli, 'mock', join(root, 'openapi/user-records.yaml'), '-h', '127.0.0.1', '-p', String(port)]);
+  try {
+    measure(target, server, 'GET one user (shape A)', 12, '/api/users/2');
+    measure(target, server, 'GET one user (shape B)', 12, '/users/2');
+    measure(target, server, 'POST a user (shape B)', 12, '/users', { method: 'POST', body: shapeBBody });
+    measure(target, server, 'GET protected resource', 12, '/protected-resource', { headers: { Authorization: basic } });
+  } finally {
+    await server.stop();
+  }
+}
+
+ensureWrk();
+if (!existsSync(join(root, 'dist/server/main.js'))) throw new Error('Run `make build` first (make bench does).');
+await ceilings();
+await service('sqlite');
+if (await postgresReachable()) await service('postgres');
+else console.warn('PostgreSQL is not reachable: this service is measured on SQLite only');
+await jsonServer();
+await prismMock();
+
+const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, wrk -t1 -c50 -d${SECONDS}s on loopback`;
+const f = (n, digits = 1) => n.toFixed(digits);
+const table = [
+  `Run ${new Date().toISOString()}: ${machine}.`,
+  '',
+  '| target | scenario | users | req/s | p50 ms | p99 ms | non-2xx | peak RSS MiB |',
+  '|---|---|---:|---:|---:|---:|---:|---:|',
+  ...results.map((r) => `| ${r.target} | ${r.scenario} | ${r.users.toLocaleString('en')} | ${f(r.rps, 0)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.non2xx} | ${f(r.peakRssMiB)} |`),
+  '',
+].join('\n');
+mkdirSync(join(root, 'bench/results'), { recursive: true });
+writeFileSync(join(root, 'bench/results/bench.md'), table);
+writeFileSync(join(root, 'bench/results/bench.json'), `${JSON.stringify({ machine, seconds: SECONDS, results }, null, 2)}\n`);
+writeFileSync(join(root, 'bench/results/bench.svg'), renderChart(results));
+console.log(`\n${table}\nWrote bench/results/bench.md, bench.json and bench.svg`);
