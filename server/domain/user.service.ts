@@ -56,9 +56,9 @@ export function createUserService(repository: UserRepository, clock: Clock = sys
 
   async function claim(request: IdempotentRequest, at: Date) {
     const times = { now: at.toISOString(), lockedUntil: later(at, IDEMPOTENCY_LOCK_MS), expiresAt: later(at, IDEMPOTENCY_KEY_TTL_MS) };
-    const claim = await repository.claimKey(request.key, request.fingerprint, times);
-    if (claim.claimed) return undefined;
-    const { record } = claim;
+    const attempt = await repository.claimKey(request.key, request.fingerprint, times);
+    if (attempt.claimed) return undefined;
+    const { record } = attempt;
     if (record.fingerprint !== request.fingerprint) throw new IdempotencyKeyReusedError();
     if (record.state === 'done') return record.outcome;
     // The holder may have died before finishing; once its lock has run out, this request may take over.

@@ -23,13 +23,14 @@ export function authenticate(route: RouteDefinition, config: Config, throttle: A
   const check = createBasicAuthenticator(config.basicAuth);
   return async (ctx) => {
     const header = ctx.get('authorization') || undefined;
-    const username = parseBasicAuthorization(header)?.username;
+    const given = parseBasicAuthorization(header);
+    const username = given?.username;
     const keys = [`address ${ctx.ip}`, ...(username === undefined ? [] : [`user ${username} at ${ctx.ip}`])];
     const wait = throttle.retryAfter(keys);
     if (wait !== undefined) {
       throw new HttpProblem('too-many-attempts', `Too many failed attempts; try again in ${wait} seconds.`, { headers: { 'Retry-After': String(wait) } });
     }
-    const result = await check(header);
+    const result = await check(given);
     if ('principal' in result) {
       throttle.succeed(keys[1] ?? keys[0]!);
       return result.principal;

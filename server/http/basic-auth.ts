@@ -32,19 +32,18 @@ const sameText = (given: string, expected: Buffer) => timingSafeEqual(digest(giv
 export type BasicCheck = { readonly principal: Principal } | { readonly failedUsername: string | undefined };
 
 /**
- * Builds the check of an Authorization header against the configured user. The password check always runs,
- * whether the header is malformed, the user unknown or the password wrong, so that all failures take the
- * same time and reveal nothing about which part was wrong.
+ * Builds the check of parsed Basic credentials (undefined when the header was missing or malformed) against
+ * the configured user. The password check always runs, whether the header is malformed, the user unknown
+ * or the password wrong, so that all failures take the same time and reveal nothing about which part was wrong.
  */
-export function createBasicAuthenticator(expected: { username: string; secret: BasicSecret }): (header: string | undefined) => Promise<BasicCheck> {
+export function createBasicAuthenticator(expected: { username: string; secret: BasicSecret }): (given: BasicCredentials | undefined) => Promise<BasicCheck> {
   const username = digest(expected.username);
   const { secret } = expected;
   const passwordMatches =
     secret.kind === 'hash'
       ? (given: string) => verifyPassword(given, secret.hash)
       : ((password: Buffer) => async (given: string) => sameText(given, password))(digest(secret.password));
-  return async (header) => {
-    const given = parseBasicAuthorization(header);
+  return async (given) => {
     const userMatches = sameText(given?.username ?? '', username);
     const passwordOk = await passwordMatches(given?.password ?? '');
     return given && userMatches && passwordOk ? { principal: { username: given.username } } : { failedUsername: given?.username };

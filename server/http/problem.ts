@@ -58,9 +58,8 @@ export class HttpProblem extends Error {
   }
 }
 
-/** Errors of body parsing (co-body / raw-body / http-errors), by their `type`. */
+/** Errors of reading a body (raw-body / inflation), by their `type`; co-body's JSON errors have none. */
 const PARSER_ERRORS: Record<string, ProblemKind> = {
-  'entity.parse.failed': 'malformed-json',
   'entity.too.large': 'payload-too-large',
   'encoding.unsupported': 'unsupported-media-type',
   'charset.unsupported': 'unsupported-media-type',
@@ -77,7 +76,6 @@ function classify(error: unknown): HttpProblem {
     return new HttpProblem('validation-failed', 'The request body has a __proto__ or constructor.prototype member, which is not allowed.');
   }
   const parserKind = PARSER_ERRORS[(error as { type?: string }).type ?? ''];
-  if (parserKind === 'malformed-json') return new HttpProblem(parserKind, `The request body is not valid JSON: ${(error as Error).message}.`);
   if (parserKind) return new HttpProblem(parserKind, (error as Error).message);
   if (error instanceof SyntaxError && (error as { status?: number }).status === 400) {
     return new HttpProblem('malformed-json', `The request body is not valid JSON: ${error.message}.`);

@@ -27,7 +27,8 @@ describe.each([
   ['an scrypt hash', async () => ({ kind: 'hash' as const, hash: parsePasswordHash(await hashPassword('pw', { cost: 1024, blockSize: 8, parallelization: 1 }))! })],
 ])('createBasicAuthenticator with %s', (_case, secret) => {
   test('accepts exactly the configured pair', async () => {
-    const verify = createBasicAuthenticator({ username: 'admin', secret: await secret() });
+    const check = createBasicAuthenticator({ username: 'admin', secret: await secret() });
+    const verify = (header: string | undefined) => check(parseBasicAuthorization(header));
     expect(await verify(`Basic ${b64('admin:pw')}`)).toEqual({ principal: { username: 'admin' } });
     expect(await verify(`Basic ${b64('admin:pw ')}`)).toEqual({ failedUsername: 'admin' });
     expect(await verify(`Basic ${b64('Admin:pw')}`)).toEqual({ failedUsername: 'Admin' });
