@@ -39,7 +39,7 @@ function connectionLimits(maxRequests: number, lifecycle: AppDeps['lifecycle']):
 
 /**
  * The Koa application, outermost first: request id, logs and metrics; connection limits; security and
- * CORS headers; problem+json for every error; request hygiene; the API reference; the contract's routes; 404 for the rest.
+ * CORS headers; problem+json for every error; request hygiene; the contract's routes; the API reference; 404 for the rest.
  */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
@@ -50,12 +50,12 @@ export function createApp(deps: AppDeps): Koa {
   const router = createRouter(deps);
   app.use(observability(deps.logger, deps.metrics));
   app.use(connectionLimits(deps.config.maxRequestsPerSocket, deps.lifecycle));
-  app.use(securityHeaders());
+  app.use(securityHeaders);
   app.use(corsFor(deps.config.corsOrigins));
   app.use(problemMiddleware(deps.logger));
   app.use(requestHygiene);
-  app.use(createDocsRouter(deps.contract, deps.config.basePath).routes());
   app.use(router.routes());
+  app.use(createDocsRouter(deps.contract, deps.config.basePath).routes());
   app.use((ctx) => {
     throw new HttpProblem('not-found', `No route matches ${ctx.method} ${ctx.path}.`);
   });

@@ -2,6 +2,7 @@ import { createReadStream, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Router from '@koa/router';
+import { documentHeaders } from './browser-headers.js';
 import { CONTRACT_FILE, type Contract } from './contract.js';
 import { HttpProblem } from './problem.js';
 
@@ -49,7 +50,16 @@ const START = `window.ui = SwaggerUIBundle({
 `;
 
 /** What the page needs and nothing more: its own scripts and styles, and calls back to this origin. */
-const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const DOCS_CSP = {
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  frameAncestors: ["'none'"],
+  baseUri: ["'none'"],
+  formAction: ["'none'"],
+};
 
 /**
  * /docs (the reference page), /openapi.json and /openapi.yaml (the contract). The JSON names this server,
@@ -68,8 +78,7 @@ export function createDocsRouter(contract: Contract, basePath: string): Router {
     ctx.body = { ...contract.document, servers: [here, ...servers.filter((server) => server.url !== here.url)] };
   });
   router.get('/docs', (ctx) => ctx.redirect(`${basePath}/docs/`));
-  router.get(['/docs/', '/docs/:file'], (ctx) => {
-    ctx.set('Content-Security-Policy', DOCS_CSP);
+  router.get(['/docs/', '/docs/:file'], documentHeaders(DOCS_CSP), (ctx) => {
     const file = ctx.params.file ?? '';
     if (file === '' || file === 'index.html') {
       ctx.type = 'text/html; charset=utf-8';

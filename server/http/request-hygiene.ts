@@ -4,14 +4,23 @@ import { HttpProblem } from './problem.js';
 /** `host[:port]` as RFC 9110 §7.2 allows it: a reg-name, IPv4 or bracketed IPv6, and an optional port. */
 const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]+)(:\d{1,5})?$/;
 
+/** How many Host headers a request carries; Node keeps only the first in `headers`. */
+function hostHeaders(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
+}
+
 /**
  * Refuses requests whose framing or addressing is ambiguous, before anything reads them (RFC 9112):
  * no or several or malformed Host headers, transfer codings other than chunked, and content codings the
  * service does not decode. Node passes these on; proxies in front might read them differently.
  */
 export const requestHygiene: Middleware = async (ctx, next) => {
-  const hosts = ctx.req.rawHeaders.filter((_, index) => index % 2 === 0 && ctx.req.rawHeaders[index]!.toLowerCase() === 'host');
-  if (ctx.req.httpVersion === '1.1' && hosts.length !== 1) {
+  if (ctx.req.httpVersion === '1.1' && hostHeaders(ctx.req.rawHeaders) !== 1) {
     throw new HttpProblem('bad-request', 'An HTTP/1.1 request must carry exactly one Host header.');
   }
   const host = ctx.get('host');

@@ -36,10 +36,23 @@ describe('security headers', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('x-frame-options')).toBe('DENY');
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+    expect(res.headers.get('strict-transport-security')).toBe('max-age=31536000; includeSubDomains');
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('x-powered-by')).toBeNull();
     expect(res.headers.get('x-request-id')).not.toBeNull();
   });
+});
+
+test('the API reference page gets the headers of an HTML document, with a policy that lets it run', async () => {
+  const res = await sut.api.request('GET', '/docs/', { unchecked: true });
+  expect(res.status).toBe(200);
+  const policy = res.headers.get('content-security-policy');
+  expect(policy).toContain("script-src 'self'");
+  expect(policy).toContain("frame-ancestors 'none'");
+  expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+  expect(res.headers.get('x-frame-options')).toBe('DENY');
+  expect(res.headers.get('x-content-type-options')).toBe('nosniff');
 });
 
 describe('CORS', () => {
