@@ -1,6 +1,6 @@
 // Shared by the benchmarks: start targets as processes, fill stores, drive them with wrk, read peak memory.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, rmSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,8 @@ import pg from 'pg';
 export const root = fileURLToPath(new URL('..', import.meta.url));
 export const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const CREDENTIALS = { username: 'bench', password: 'bench-password' };
+/** wrk scripts and the output of the targets, for this run only. */
+const scratch = mkdtempSync(join(tmpdir(), 'bench-run-'));
 
 /** Peak resident set of a process so far (VmHWM), in MiB. */
 export const peakRssMiB = (pid) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
@@ -24,33 +26,43 @@ export function freePort() {
   });
 }
 
-/** Starts a process on a free port (passed as PORT and to `argsFor`); resolves once it answers HTTP. */
+/**
+ * Starts a process on a free port (passed as PORT and to `argsFor`); resolves once it answers HTTP. Its
+ * output goes to a file, not a pipe: wrk runs synchronously here, and a pipe nobody drains would fill
+ * and block the target's logging mid-measurement.
+ */
 export async function startProcess(command, argsFor, env = {}) {
   const port = await freePort();
   const args = argsFor(port);
-  const child = spawn(command, args, { cwd: root, env: { PATH: process.env.PATH, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
+  const logFile = join(scratch, `output-${port}.log`);
+  const log = openSync(logFile, 'w');
+  const child = spawn(command, args, { cwd: root, env: { PATH: process.env.PATH, ...env, PORT: String(port) }, stdio: ['ignore', log, log] });
+  closeSync(log);
+  const output = () => readFileSync(logFile, 'utf8');
   const url = `http://127.0.0.1:${port}`;
   for (let tries = 0; ; tries++) {
-    if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited: ${output}`);
+    if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited: ${output()}`);
     if (await fetch(url).then(() => true, () => false)) break;
-    if (tries > 300) throw new Error(`${command} did not start: ${output}`);
+    if (tries > 300) throw new Error(`${command} did not start: ${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
     url,
     pid: child.pid,
-    stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM')))),
+    stop: () =>
+      new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM')))).then(() =>
+        rmSync(logFile, { force: true }),
+      ),
   };
 }
 
-/** This service, built, on the given DATABASE_URL. */
-export const startService = (databaseUrl) =>
-  startProcess(process.execPath, () => [join(root, 'dist/server/main.js')], {
+/**
+ * This service, built, on the given DATABASE_URL, configured as in production: it logs every request at
+ * the default level (info), here to a file.
+ */
+export const startService = (databaseUrl, nodeOptions = []) =>
+  startProcess(process.execPath, () => [...nodeOptions, join(root, 'dist/server/main.js')], {
     DATABASE_URL: databaseUrl,
-    LOG_LEVEL: 'warn',
     BASIC_AUTH_USERNAME: CREDENTIALS.username,
     BASIC_AUTH_PASSWORD: CREDENTIALS.password,
     AUTH_MAX_FAILURES: '1000000',
@@ -127,7 +139,6 @@ export function ensureWrk() {
   }
 }
 
-const scratch = mkdtempSync(join(tmpdir(), 'wrk-'));
 let scripts = 0;
 
 /** Drives a URL with wrk (1 thread, `connections` connections) and parses its report. */
