@@ -18,6 +18,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { groupCommit, type Write } from './group-commit.js';
 import { migrationProvider, type SqlFlavour } from './migrations/index.js';
 import type { Tables } from './tables.js';
 
@@ -27,6 +28,8 @@ import type { Tables } from './tables.js';
 export interface Database {
   readonly kind: DatabaseConfig['kind'];
   readonly db: Kysely<Tables>;
+  /** Runs a unit of writes; it resolves once its changes are durable. All writes go through it. */
+  readonly write: Write;
   /** True for errors that mean the store cannot answer now (down, locked, I/O, closed), not that the query is wrong. */
   isUnavailable(error: unknown): boolean;
   close(): Promise<void>;
@@ -36,6 +39,8 @@ interface DialectSupport {
   readonly dialect: Dialect;
   readonly flavour: SqlFlavour;
   isUnavailable(error: unknown): boolean;
+  /** How units of writes run: in a transaction each, or committed together. */
+  writer(db: Kysely<Tables>): Write;
   /** Schema that holds Kysely's migration tables, when the dialect has schemas. */
   migrationSchema(db: Kysely<Tables>): Promise<string | undefined>;
 }
@@ -125,6 +130,8 @@ function sqlite(filename: string): DialectSupport {
     // AUTOINCREMENT: an id, once deleted, is never handed out again (https://www.sqlite.org/autoinc.html).
     flavour: { generatedIntegerKey: (column) => column.autoIncrement() },
     isUnavailable: (error) => SQLITE_OUTAGE.test(errorCode(error)) || isClosed(error),
+    // One connection and an fsync per commit: concurrent writes share commits (see group-commit.ts).
+    writer: groupCommit,
     migrationSchema: async () => undefined,
   };
 }
@@ -141,6 +148,9 @@ function postgres(url: string, poolSize: number): DialectSupport {
       const code = errorCode(error);
       return POSTGRES_OUTAGE.test(code) || NETWORK_OUTAGE.test(code) || isClosed(error);
     },
+    // Each statement commits on its own unless the unit must be atomic: a transaction would add two round
+    // trips. Concurrent commits on the pool's connections share WAL flushes in the server itself.
+    writer: (db) => (work, options) => (options?.atomic ? db.transaction().execute(work) : work(db)),
     // Kysely looks for its migration tables in every schema unless told which one: name the schema that
     // search_path selects, so that several services (or test runs) can share one database.
     async migrationSchema(db) {
@@ -165,5 +175,5 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     await db.destroy();
     throw new Error(`Could not prepare the database: ${(error as Error).message}`, { cause: error });
   }
-  return { kind: config.kind, db, isUnavailable: support.isUnavailable, close: () => db.destroy() };
+  return { kind: config.kind, db, write: support.writer(db), isUnavailable: support.isUnavailable, close: () => db.destroy() };
 }

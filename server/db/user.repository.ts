@@ -40,7 +40,7 @@ async function whyUnchanged(db: Kysely<Tables>, id: number): Promise<ChangeResul
 }
 
 /** The user repository over Kysely; store outages surface as StoreUnavailableError. */
-export function createUserRepository({ db, isUnavailable }: Database): UserRepository {
+export function createUserRepository({ db, write, isUnavailable }: Database): UserRepository {
   async function guard<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
@@ -63,7 +63,7 @@ export function createUserRepository({ db, isUnavailable }: Database): UserRepos
       guard(async () => {
         await sql`select 1`.execute(db);
       }),
-    create: (fields, now) => guard(() => insertUser(db, fields, now)),
+    create: (fields, now) => guard(() => write((trx) => insertUser(trx, fields, now))),
     findById: (id) =>
       guard(async () => {
         const [row] = await selectById(db, id);
@@ -92,69 +92,82 @@ export function createUserRepository({ db, isUnavailable }: Database): UserRepos
         }),
       ),
     replace: (id, fields, now, condition) =>
-      guard(async () => {
-        if (condition !== 'any' && condition.length === 0) return whyUnchanged(db, id);
-        const row = await db
-          .updateTable('users')
-          .set((eb) => ({ ...toColumns(fields), updated_at: now, version: eb('version', '+', 1) }))
-          .where('id', '=', id)
-          .$if(condition !== 'any', (qb) => qb.where('version', 'in', versions(condition)))
-          .returningAll()
-          .executeTakeFirst();
-        return row ? { outcome: 'done', value: toUser(row) } : whyUnchanged(db, id);
-      }),
-    delete: (id, condition) =>
-      guard(async () => {
-        if (condition !== 'any' && condition.length === 0) return whyUnchanged(db, id);
-        const result = await db
-          .deleteFrom('users')
-          .where('id', '=', id)
-          .$if(condition !== 'any', (qb) => qb.where('version', 'in', versions(condition)))
-          .executeTakeFirst();
-        return Number(result.numDeletedRows) > 0 ? { outcome: 'done', value: undefined } : whyUnchanged(db, id);
-      }),
-
-    claimKey: (key, fingerprint, { now, lockedUntil, expiresAt }) =>
-      guard(async () => {
-        await db.deleteFrom('idempotency_keys').where('key', '=', key).where('expires_at', '<=', now).execute();
-        const inserted = await db
-          .insertInto('idempotency_keys')
-          .values({ key, fingerprint, state: 'in-flight', locked_until: lockedUntil, expires_at: expiresAt, created_at: now })
-          .onConflict((oc) => oc.column('key').doNothing())
-          .executeTakeFirst();
-        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { claimed: true };
-        const row = await db.selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
-        return { claimed: false, record: { fingerprint: row.fingerprint, state: row.state, outcome: row.outcome, lockedUntil: row.locked_until } };
-      }),
-    takeOverKey: (key, expiredLock, lockedUntil) =>
-      guard(async () => {
-        const result = await db
-          .updateTable('idempotency_keys')
-          .set({ locked_until: lockedUntil })
-          .where('key', '=', key)
-          .where('state', '=', 'in-flight')
-          .where('locked_until', '=', expiredLock)
-          .executeTakeFirst();
-        return Number(result.numUpdatedRows) > 0;
-      }),
-    createWithKey: (fields, now, key, render) =>
       guard(() =>
-        db.transaction().execute(async (trx) => {
-          const user = await insertUser(trx, fields, now);
-          const outcome = render(user);
-          await trx
-            .updateTable('idempotency_keys')
-            .set({ state: 'done', outcome: JSON.stringify(outcome), user_id: user.id })
-            .where('key', '=', key)
-            .executeTakeFirstOrThrow();
-          return outcome;
+        write(async (trx) => {
+          if (condition !== 'any' && condition.length === 0) return whyUnchanged(trx, id);
+          const row = await trx
+            .updateTable('users')
+            .set((eb) => ({ ...toColumns(fields), updated_at: now, version: eb('version', '+', 1) }))
+            .where('id', '=', id)
+            .$if(condition !== 'any', (qb) => qb.where('version', 'in', versions(condition)))
+            .returningAll()
+            .executeTakeFirst();
+          return row ? { outcome: 'done' as const, value: toUser(row) } : whyUnchanged(trx, id);
         }),
       ),
+    delete: (id, condition) =>
+      guard(() =>
+        write(async (trx) => {
+          if (condition !== 'any' && condition.length === 0) return whyUnchanged(trx, id);
+          const result = await trx
+            .deleteFrom('users')
+            .where('id', '=', id)
+            .$if(condition !== 'any', (qb) => qb.where('version', 'in', versions(condition)))
+            .executeTakeFirst();
+          return Number(result.numDeletedRows) > 0 ? { outcome: 'done' as const, value: undefined } : whyUnchanged(trx, id);
+        }),
+      ),
+
+    claimKey: (key, fingerprint, { now, lockedUntil, expiresAt }) =>
+      guard(() =>
+        write(async (trx) => {
+          await trx.deleteFrom('idempotency_keys').where('key', '=', key).where('expires_at', '<=', now).execute();
+          const inserted = await trx
+            .insertInto('idempotency_keys')
+            .values({ key, fingerprint, state: 'in-flight', locked_until: lockedUntil, expires_at: expiresAt, created_at: now })
+            .onConflict((oc) => oc.column('key').doNothing())
+            .executeTakeFirst();
+          if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { claimed: true as const };
+          const row = await trx.selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
+          const record = { fingerprint: row.fingerprint, state: row.state, outcome: row.outcome, lockedUntil: row.locked_until };
+          return { claimed: false as const, record };
+        }),
+      ),
+    takeOverKey: (key, expiredLock, lockedUntil) =>
+      guard(() =>
+        write(async (trx) => {
+          const result = await trx
+            .updateTable('idempotency_keys')
+            .set({ locked_until: lockedUntil })
+            .where('key', '=', key)
+            .where('state', '=', 'in-flight')
+            .where('locked_until', '=', expiredLock)
+            .executeTakeFirst();
+          return Number(result.numUpdatedRows) > 0;
+        }),
+      ),
+    createWithKey: (fields, now, key, render) => {
+      const createAndRecord = async (trx: Kysely<Tables>) => {
+        const user = await insertUser(trx, fields, now);
+        const outcome = render(user);
+        await trx
+          .updateTable('idempotency_keys')
+          .set({ state: 'done', outcome: JSON.stringify(outcome), user_id: user.id })
+          .where('key', '=', key)
+          .executeTakeFirstOrThrow();
+        return outcome;
+      };
+      return guard(() => write(createAndRecord, { atomic: true }));
+    },
     releaseKey: (key) =>
-      guard(async () => {
-        await db.deleteFrom('idempotency_keys').where('key', '=', key).where('state', '=', 'in-flight').execute();
-      }),
+      guard(() =>
+        write(async (trx) => {
+          await trx.deleteFrom('idempotency_keys').where('key', '=', key).where('state', '=', 'in-flight').execute();
+        }),
+      ),
     deleteExpiredKeys: (now) =>
-      guard(async () => Number((await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst()).numDeletedRows)),
+      guard(() =>
+        write(async (trx) => Number((await trx.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst()).numDeletedRows)),
+      ),
   };
 }

@@ -1,0 +1,88 @@
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from './tables.js';
+
+/**
+ * One atomic piece of writing: it runs against the transaction it is handed, and only against it (the
+ * store's own handle is busy with that very transaction until it commits).
+ */
+export type WriteUnit<T> = (trx: Kysely<Tables>) => Promise<T>;
+
+/**
+ * Runs a unit of writes; resolves once its changes are durable. An `atomic` unit commits all its changes
+ * or none; the statements of any other unit commit each on its own, at the latest before it resolves.
+ */
+export type Write = <T>(work: WriteUnit<T>, options?: { readonly atomic?: boolean }) => Promise<T>;
+
+/** Most units one commit carries; the rest wait for the next, so that no batch holds the write lock long. */
+export const MAX_UNITS_PER_COMMIT = 256;
+
+interface Pending {
+  readonly work: WriteUnit<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+
+/**
+ * Group commit, for a store whose every commit waits for the disk (SQLite with synchronous=FULL): units of
+ * writes that arrive in the same turn of the event loop run one after the other in one transaction, each
+ * in a savepoint of its own, and share one commit and so one fsync.
+ *
+ * Each unit keeps what a transaction of its own would give it. It is atomic: a unit that throws is rolled
+ * back to its savepoint, alone, and gets its error. It is isolated: units run one at a time, and nothing
+ * else uses the connection until the commit. It is durable when acknowledged: no unit resolves before the
+ * commit that carries it has returned, and if that commit fails, every unit in it fails.
+ */
+export function groupCommit(db: Kysely<Tables>): Write {
+  let queue: Pending[] = [];
+  let scheduled = false;
+
+  async function runBatch(batch: readonly Pending[]): Promise<void> {
+    const outcomes: Outcome[] = [];
+    try {
+      await db.transaction().execute(async (trx) => {
+        for (const unit of batch) {
+          await sql`savepoint unit`.execute(trx);
+          try {
+            const value = await unit.work(trx);
+            await sql`release unit`.execute(trx);
+            outcomes.push({ ok: true, value });
+          } catch (error) {
+            await sql`rollback to unit`.execute(trx);
+            await sql`release unit`.execute(trx);
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      // The transaction did not commit (a failed BEGIN, COMMIT or ROLLBACK TO): nothing in it happened.
+      for (const unit of batch) unit.reject(error);
+      return;
+    }
+    batch.forEach((unit, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) unit.resolve(outcome.value);
+      else unit.reject(outcome.error);
+    });
+  }
+
+  function flush(): void {
+    const batch = queue.slice(0, MAX_UNITS_PER_COMMIT);
+    queue = queue.slice(batch.length);
+    if (queue.length > 0) setImmediate(flush);
+    else scheduled = false;
+    void runBatch(batch);
+  }
+
+  // Every unit is atomic here, `atomic` or not: its savepoint costs less than a commit of its own.
+  return <T>(work: WriteUnit<T>) =>
+    new Promise<T>((resolve, reject) => {
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!scheduled) {
+        scheduled = true;
+        // After the I/O callbacks of this turn: every request that arrived with this one joins its commit.
+        setImmediate(flush);
+      }
+    });
+}
