@@ -60,12 +60,13 @@ export async function startProcess(command, argsFor, env = {}) {
  * This service, built, on the given DATABASE_URL, configured as in production: it logs every request at
  * the default level (info), here to a file.
  */
-export const startService = (databaseUrl, nodeOptions = []) =>
+export const startService = (databaseUrl, nodeOptions = [], env = {}) =>
   startProcess(process.execPath, () => [...nodeOptions, join(root, 'dist/server/main.js')], {
     DATABASE_URL: databaseUrl,
     BASIC_AUTH_USERNAME: CREDENTIALS.username,
     BASIC_AUTH_PASSWORD: CREDENTIALS.password,
     AUTH_MAX_FAILURES: '1000000',
+    ...env,
   });
 
 const userRow = (i, now) => [`First${i}`, `Last${i}`, `user${i}@example.com`, now, now];
