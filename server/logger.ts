@@ -1,6 +1,9 @@
 import { destination as fileDestination, pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import type { LogLevel } from './config.js';
 
+/** Log output waiting for a slow reader beyond this is dropped rather than held. */
+const LOG_BACKLOG_BYTES = 16 * 1024 * 1024;
+
 /** The service's structured logger. */
 export type Logger = PinoLogger;
 
@@ -14,8 +17,8 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
     base: { service: 'user-records', pid: process.pid },
     redact: { paths: ['req.headers.authorization', 'headers.authorization', 'authorization', '*.password', 'password'], censor: '[redacted]' },
   };
-  // Asynchronous stdout: a line written while an earlier write is in flight joins the next one, so logging
-  // never blocks a request on the log reader and costs one write per batch, not per line. pino writes out
-  // what is buffered synchronously when the process exits, fatal exits included.
-  return pino(options, destination ?? fileDestination({ dest: 1, sync: false }));
+  // Asynchronous stdout: a line written while an earlier write is in flight joins the next one, so a request
+  // never waits for the log reader, and a reader that stalls (a full pipe) costs log lines past 16 MiB of
+  // backlog, never requests or unbounded memory. What is buffered is written out when the process exits.
+  return pino(options, destination ?? fileDestination({ dest: 1, sync: false, maxLength: LOG_BACKLOG_BYTES }));
 }

@@ -14,6 +14,9 @@ export interface ServerProcess {
   readonly output: () => string;
   /** Resolves with the exit code (or the signal) once the process is gone. */
   readonly exited: Promise<number | NodeJS.Signals>;
+  /** Stops reading the process's output, as a log shipper that stalls would: its pipe fills up. */
+  pauseOutput(): void;
+  resumeOutput(): void;
   /** Sends a signal and waits for the process to exit. */
   stop(signal?: NodeJS.Signals): Promise<number | NodeJS.Signals>;
 }
@@ -61,6 +64,8 @@ export async function startServerProcess(store: TestStore, env: Record<string, s
     pid: child.pid!,
     output,
     exited,
+    pauseOutput: () => child.stdout!.pause(),
+    resumeOutput: () => child.stdout!.resume(),
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
