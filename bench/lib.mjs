@@ -13,6 +13,7 @@ export const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres
 export const CREDENTIALS = { username: 'bench', password: 'bench-password' };
 /** wrk scripts and the output of the targets, for this run only. */
 const scratch = mkdtempSync(join(tmpdir(), 'bench-run-'));
+process.once('exit', () => rmSync(scratch, { recursive: true, force: true }));
 
 /** Peak resident set of a process so far (VmHWM), in MiB. */
 export const peakRssMiB = (pid) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
