@@ -14,7 +14,7 @@ mkdirSync(profiles, { recursive: true });
 
 ensureWrk();
 const store = await createStore(kind);
-const server = await startService(store.url, ['--cpu-prof', `--cpu-prof-dir=${profiles}`]);
+const server = await startService(store.url, ['--cpu-prof', `--cpu-prof-dir=${profiles}`], process.env.LOG_LEVEL ? { LOG_LEVEL: process.env.LOG_LEVEL } : {});
 const before = new Set(readdirSync(profiles));
 try {
   wrk(`${server.url}${path}`, { method, body, seconds: 1 });
