@@ -35,8 +35,7 @@ type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: f
  * commit that carries it has returned, and if that commit fails, every unit in it fails.
  */
 export function groupCommit(db: Kysely<Tables>): Write {
-  let queue: Pending[] = [];
-  let scheduled = false;
+  const queue: Pending[] = [];
 
   async function runBatch(batch: readonly Pending[]): Promise<void> {
     const outcomes: Outcome[] = [];
@@ -67,22 +66,17 @@ export function groupCommit(db: Kysely<Tables>): Write {
     });
   }
 
+  // A flush is pending exactly while the queue is not empty.
   function flush(): void {
-    const batch = queue.slice(0, MAX_UNITS_PER_COMMIT);
-    queue = queue.slice(batch.length);
+    const batch = queue.splice(0, MAX_UNITS_PER_COMMIT);
     if (queue.length > 0) setImmediate(flush);
-    else scheduled = false;
     void runBatch(batch);
   }
 
   // Every unit is atomic here, `atomic` or not: its savepoint costs less than a commit of its own.
   return <T>(work: WriteUnit<T>) =>
     new Promise<T>((resolve, reject) => {
-      queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!scheduled) {
-        scheduled = true;
-        // After the I/O callbacks of this turn: every request that arrived with this one joins its commit.
-        setImmediate(flush);
-      }
+      // After the I/O callbacks of this turn: every request that arrived with this one joins its commit.
+      if (queue.push({ work, resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(flush);
     });
 }

@@ -48,6 +48,8 @@ export function createUserRepository({ db, write, isUnavailable }: Database): Us
       throw isUnavailable(error) ? new StoreUnavailableError({ cause: error }) : error;
     }
   }
+  /** A unit of writes through the store's writer, with outages translated. */
+  const writing: typeof write = (work, options) => guard(() => write(work, options));
   const users = () => db.selectFrom('users').selectAll();
   const selectById = compiledOnce(users().where('id', '=', 0));
   const sample = { first_name: '', last_name: '', email: '', created_at: '', updated_at: '' };
@@ -63,7 +65,7 @@ export function createUserRepository({ db, write, isUnavailable }: Database): Us
       guard(async () => {
         await sql`select 1`.execute(db);
       }),
-    create: (fields, now) => guard(() => write((trx) => insertUser(trx, fields, now))),
+    create: (fields, now) => writing((trx) => insertUser(trx, fields, now)),
     findById: (id) =>
       guard(async () => {
         const [row] = await selectById(db, id);
@@ -92,60 +94,52 @@ export function createUserRepository({ db, write, isUnavailable }: Database): Us
         }),
       ),
     replace: (id, fields, now, condition) =>
-      guard(() =>
-        write(async (trx) => {
-          if (condition !== 'any' && condition.length === 0) return whyUnchanged(trx, id);
-          const row = await trx
-            .updateTable('users')
-            .set((eb) => ({ ...toColumns(fields), updated_at: now, version: eb('version', '+', 1) }))
-            .where('id', '=', id)
-            .$if(condition !== 'any', (qb) => qb.where('version', 'in', versions(condition)))
-            .returningAll()
-            .executeTakeFirst();
-          return row ? { outcome: 'done' as const, value: toUser(row) } : whyUnchanged(trx, id);
-        }),
-      ),
+      writing(async (trx) => {
+        if (condition !== 'any' && condition.length === 0) return whyUnchanged(trx, id);
+        const row = await trx
+          .updateTable('users')
+          .set((eb) => ({ ...toColumns(fields), updated_at: now, version: eb('version', '+', 1) }))
+          .where('id', '=', id)
+          .$if(condition !== 'any', (qb) => qb.where('version', 'in', versions(condition)))
+          .returningAll()
+          .executeTakeFirst();
+        return row ? { outcome: 'done' as const, value: toUser(row) } : whyUnchanged(trx, id);
+      }),
     delete: (id, condition) =>
-      guard(() =>
-        write(async (trx) => {
-          if (condition !== 'any' && condition.length === 0) return whyUnchanged(trx, id);
-          const result = await trx
-            .deleteFrom('users')
-            .where('id', '=', id)
-            .$if(condition !== 'any', (qb) => qb.where('version', 'in', versions(condition)))
-            .executeTakeFirst();
-          return Number(result.numDeletedRows) > 0 ? { outcome: 'done' as const, value: undefined } : whyUnchanged(trx, id);
-        }),
-      ),
+      writing(async (trx) => {
+        if (condition !== 'any' && condition.length === 0) return whyUnchanged(trx, id);
+        const result = await trx
+          .deleteFrom('users')
+          .where('id', '=', id)
+          .$if(condition !== 'any', (qb) => qb.where('version', 'in', versions(condition)))
+          .executeTakeFirst();
+        return Number(result.numDeletedRows) > 0 ? { outcome: 'done' as const, value: undefined } : whyUnchanged(trx, id);
+      }),
 
     claimKey: (key, fingerprint, { now, lockedUntil, expiresAt }) =>
-      guard(() =>
-        write(async (trx) => {
-          await trx.deleteFrom('idempotency_keys').where('key', '=', key).where('expires_at', '<=', now).execute();
-          const inserted = await trx
-            .insertInto('idempotency_keys')
-            .values({ key, fingerprint, state: 'in-flight', locked_until: lockedUntil, expires_at: expiresAt, created_at: now })
-            .onConflict((oc) => oc.column('key').doNothing())
-            .executeTakeFirst();
-          if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { claimed: true as const };
-          const row = await trx.selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
-          const record = { fingerprint: row.fingerprint, state: row.state, outcome: row.outcome, lockedUntil: row.locked_until };
-          return { claimed: false as const, record };
-        }),
-      ),
+      writing(async (trx) => {
+        await trx.deleteFrom('idempotency_keys').where('key', '=', key).where('expires_at', '<=', now).execute();
+        const inserted = await trx
+          .insertInto('idempotency_keys')
+          .values({ key, fingerprint, state: 'in-flight', locked_until: lockedUntil, expires_at: expiresAt, created_at: now })
+          .onConflict((oc) => oc.column('key').doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { claimed: true as const };
+        const row = await trx.selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
+        const record = { fingerprint: row.fingerprint, state: row.state, outcome: row.outcome, lockedUntil: row.locked_until };
+        return { claimed: false as const, record };
+      }),
     takeOverKey: (key, expiredLock, lockedUntil) =>
-      guard(() =>
-        write(async (trx) => {
-          const result = await trx
-            .updateTable('idempotency_keys')
-            .set({ locked_until: lockedUntil })
-            .where('key', '=', key)
-            .where('state', '=', 'in-flight')
-            .where('locked_until', '=', expiredLock)
-            .executeTakeFirst();
-          return Number(result.numUpdatedRows) > 0;
-        }),
-      ),
+      writing(async (trx) => {
+        const result = await trx
+          .updateTable('idempotency_keys')
+          .set({ locked_until: lockedUntil })
+          .where('key', '=', key)
+          .where('state', '=', 'in-flight')
+          .where('locked_until', '=', expiredLock)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) > 0;
+      }),
     createWithKey: (fields, now, key, render) => {
       const createAndRecord = async (trx: Kysely<Tables>) => {
         const user = await insertUser(trx, fields, now);
@@ -157,17 +151,13 @@ export function createUserRepository({ db, write, isUnavailable }: Database): Us
           .executeTakeFirstOrThrow();
         return outcome;
       };
-      return guard(() => write(createAndRecord, { atomic: true }));
+      return writing(createAndRecord, { atomic: true });
     },
     releaseKey: (key) =>
-      guard(() =>
-        write(async (trx) => {
-          await trx.deleteFrom('idempotency_keys').where('key', '=', key).where('state', '=', 'in-flight').execute();
-        }),
-      ),
+      writing(async (trx) => {
+        await trx.deleteFrom('idempotency_keys').where('key', '=', key).where('state', '=', 'in-flight').execute();
+      }),
     deleteExpiredKeys: (now) =>
-      guard(() =>
-        write(async (trx) => Number((await trx.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst()).numDeletedRows)),
-      ),
+      writing(async (trx) => Number((await trx.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst()).numDeletedRows)),
   };
 }
