@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Middleware } from 'koa';
 import type { Logger } from '../logger.js';
+import { accessLog } from './access-log.js';
 import type { Metrics } from './metrics.js';
 
 /** A client's request id is kept only when it is short and plain, so it cannot forge log lines. */
@@ -13,22 +15,23 @@ const QUIET_OPERATIONS = new Set(['getHealth', 'getReadiness', 'getMetrics']);
  * logs it and records its duration once it is answered. Never logs headers, so no credential reaches a log.
  */
 export function observability(logger: Logger, metrics: Metrics): Middleware {
+  const logRequest = accessLog(logger);
   return async (ctx, next) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const given = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(given) ? given : randomUUID();
     ctx.set('X-Request-Id', requestId);
-    logger.debug({ requestId, method: ctx.method, path: ctx.path }, 'request received');
+    if (logger.isLevelEnabled('debug')) logger.debug({ requestId, method: ctx.method, path: ctx.path }, 'request received');
     try {
       await next();
     } finally {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const milliseconds = performance.now() - started;
       const operationId: string = ctx.state.operationId ?? 'none';
-      metrics.observe({ operationId, method: ctx.method, status: ctx.status }, seconds);
-      if (ctx.status === 503) metrics.storeUnavailable();
-      const entry = { requestId, method: ctx.method, path: ctx.path, operationId, status: ctx.status, durationMs: Math.round(seconds * 1e5) / 100 };
-      if (QUIET_OPERATIONS.has(operationId)) logger.debug(entry, 'request');
-      else logger.info(entry, 'request');
+      const { method, status } = ctx;
+      metrics.observe(operationId, method, status, milliseconds / 1000);
+      if (status === 503) metrics.storeUnavailable();
+      const entry = { requestId, method, path: ctx.path, operationId, status, durationMs: Math.round(milliseconds * 100) / 100 };
+      logRequest(entry, QUIET_OPERATIONS.has(operationId));
     }
   };
 }
