@@ -43,29 +43,43 @@ function objectSchema(parameters: readonly Parameter[]): Schema {
   };
 }
 
-/** Compiles, once, the checks of one operation; the returned function throws HttpProblem 400 or 422. */
+/** What a location without parameters yields: nothing to read, coerce or check. */
+const NO_PARAMETERS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** The check of one location's parameters: reads the declared ones, coerces them, validates them. */
+function compileLocation(contract: Contract, parameters: readonly Parameter[], location: (typeof LOCATIONS)[number]) {
+  const declared = parameters.map((p) => ({ name: p.name, raw: rawName(location, p.name), schema: contract.resolve<Schema>(p.schema) }));
+  const validate = contract.compile(objectSchema(parameters));
+  return (raw: RawRequest[typeof location]): Record<string, unknown> => {
+    const values: Record<string, unknown> = {};
+    for (const { name, raw: rawKey, schema } of declared) {
+      const value = raw[rawKey];
+      if (value !== undefined) values[name] = coerce(value, schema);
+    }
+    if (!validate(values)) {
+      const errors = toFieldErrors(validate.errors);
+      throw new HttpProblem('invalid-parameter', `The ${location} parameters are invalid.`, { errors });
+    }
+    return values;
+  };
+}
+
+/**
+ * Compiles, once, the checks of one operation; the returned function throws HttpProblem 400 or 422.
+ * Locations the operation declares no parameters in are skipped, and yield an empty object.
+ */
 export function compileRequestValidator(contract: Contract, operationId: string): (raw: RawRequest) => ValidRequest {
   const operation = contract.operation(operationId);
-  const locations = LOCATIONS.map((location) => {
+  const [checkPath, checkQuery, checkHeader] = LOCATIONS.map((location) => {
     const parameters = operation.parameters.filter((p) => p.in === location);
-    const types = new Map(parameters.map((p) => [p.name, contract.resolve<Schema>(p.schema)]));
-    return { location, types, validate: contract.compile(objectSchema(parameters)) };
+    return parameters.length === 0 ? undefined : compileLocation(contract, parameters, location);
   });
   const validateBody: ValidateFunction | undefined = operation.bodySchema && contract.compile(operation.bodySchema);
 
   return (raw) => {
-    const [path, query, header] = locations.map(({ location, types, validate }) => {
-      const values: Record<string, unknown> = {};
-      for (const [name, schema] of types) {
-        const value = raw[location][rawName(location, name)];
-        if (value !== undefined) values[name] = coerce(value, schema);
-      }
-      if (!validate(values)) {
-        const errors = toFieldErrors(validate.errors);
-        throw new HttpProblem('invalid-parameter', `The ${location} parameters are invalid.`, { errors });
-      }
-      return values;
-    }) as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
+    const path = checkPath ? checkPath(raw.path) : NO_PARAMETERS;
+    const query = checkQuery ? checkQuery(raw.query) : NO_PARAMETERS;
+    const header = checkHeader ? checkHeader(raw.header) : NO_PARAMETERS;
     if (validateBody && !validateBody(raw.body)) {
       const errors = toFieldErrors(validateBody.errors);
       throw new HttpProblem('validation-failed', 'The request body does not match the schema.', { errors });

@@ -25,6 +25,11 @@ describe('request validation from the contract', () => {
     expect(getUser({ path: { id: '42' }, query: {}, header: {}, body: undefined }).path).toEqual({ id: 42 });
   });
 
+  test('only declared parameters are kept: locations the operation declares none in yield nothing', () => {
+    const raw = { path: { id: '7', other: '8' }, query: { page: '2' }, header: { 'if-match': '"1"' }, body: undefined };
+    expect(getUser(raw)).toEqual({ path: { id: 7 }, query: {}, header: {}, body: undefined });
+  });
+
   test.each(['1e3', '0x10', ' 7', '7 ', '+7', '', '٣'])('the id %j is not an integer', (id) => {
     const problem = problemOf(() => getUser({ path: { id }, query: {}, header: {}, body: undefined }));
     expect(problem.kind).toBe('invalid-parameter');
