@@ -20,17 +20,18 @@ function hostHeaders(rawHeaders: readonly string[]): number {
  * service does not decode. Node passes these on; proxies in front might read them differently.
  */
 export const requestHygiene: Middleware = async (ctx, next) => {
+  const { headers } = ctx.req;
   if (ctx.req.httpVersion === '1.1' && hostHeaders(ctx.req.rawHeaders) !== 1) {
     throw new HttpProblem('bad-request', 'An HTTP/1.1 request must carry exactly one Host header.');
   }
-  const host = ctx.get('host');
-  if (host !== '' && !HOST.test(host)) throw new HttpProblem('bad-request', 'The Host header is not a valid host.');
-  const transfer = ctx.get('transfer-encoding');
-  if (transfer !== '' && transfer.trim().toLowerCase() !== 'chunked') {
+  const host = headers.host;
+  if (host !== undefined && host !== '' && !HOST.test(host)) throw new HttpProblem('bad-request', 'The Host header is not a valid host.');
+  const transfer = headers['transfer-encoding'];
+  if (transfer !== undefined && transfer !== '' && transfer.trim().toLowerCase() !== 'chunked') {
     throw new HttpProblem('bad-request', 'Transfer-Encoding other than chunked is not supported.');
   }
-  const coding = ctx.get('content-encoding');
-  if (coding !== '' && coding.trim().toLowerCase() !== 'identity') {
+  const coding = headers['content-encoding'];
+  if (coding !== undefined && coding !== '' && coding.trim().toLowerCase() !== 'identity') {
     throw new HttpProblem('unsupported-media-type', `Content-Encoding ${coding} is not supported; send the body uncompressed.`);
   }
   await next();

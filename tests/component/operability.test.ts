@@ -81,6 +81,16 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  test.each([
+    ['without an Origin', {}],
+    ['from another origin', { origin: 'https://evil.example.net' }],
+  ])('a response %s still varies by Origin, so no cache hands it to a listed origin', async (_case, headers) => {
+    const res = await sut.api.get('/users/1', { headers });
+    expect(res.headers.get('vary')).toBe('Origin');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(res.headers.get('access-control-expose-headers')).toBeNull();
+  });
+
   test('without CORS_ORIGINS no origin is allowed', () =>
     withTestServer({}, async (_server, api) => {
       const res = await api.get('/users/1', { headers: { origin: FRONTEND } });
