@@ -11,6 +11,9 @@ import { HttpProblem, problemMiddleware } from './problem.js';
 import { requestHygiene } from './request-hygiene.js';
 import { createRouter } from './router.js';
 
+/** Error codes of a response whose client went away before it was complete. */
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+
 /** Everything the HTTP layer is built from. */
 export interface AppDeps {
   readonly config: Config;
@@ -45,8 +48,23 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
   // Errors are answered and logged by problemMiddleware; Koa's default handler would print them again.
   app.silent = true;
-  // What still reaches Koa: a response stream that failed after its headers were sent.
-  app.on('error', (error: unknown) => deps.logger.error({ err: error }, 'response failed after it started'));
+  // What still reaches Koa: a response stream that failed after its headers were sent, reported once per
+  // response (Koa hears of a broken connection from the socket and from the stream both). A client that
+  // hung up mid-response (a closed tab, a proxy's timeout, a load generator stopping) is not a server failure.
+  const reported = new WeakSet<Koa.Context>();
+  app.on('error', (error: unknown, ctx?: Koa.Context) => {
+    if (ctx) {
+      if (reported.has(ctx)) return;
+      reported.add(ctx);
+    }
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && CLIENT_GONE.has(code)) {
+      const requestId = ctx?.response.get('X-Request-Id');
+      deps.logger.info({ requestId, path: ctx?.path, code }, 'client closed the connection before the response was complete');
+    } else {
+      deps.logger.error({ err: error }, 'response failed after it started');
+    }
+  });
   const router = createRouter(deps);
   app.use(observability(deps.logger, deps.metrics));
   app.use(connectionLimits(deps.config.maxRequestsPerSocket, deps.lifecycle));

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { destination } from 'pino';
 import { withTestServer, type TestServer } from '../support/test-server.js';
 
@@ -25,8 +26,8 @@ const scratch = mkdtempSync(join(tmpdir(), 'access-log-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Runs `work` against a server logging at `level` into a file of its own; returns the lines it logged. */
-async function logsOf(level: string, work: (server: TestServer) => Promise<void>): Promise<LogLine[]> {
-  const file = join(scratch, `${level}-${Date.now()}-${Math.random()}.log`);
+async function logsOf(level: string, work: (server: TestServer) => Promise<void>, name = `${level}-${Date.now()}-${Math.random()}.log`): Promise<LogLine[]> {
+  const file = join(scratch, name);
   await withTestServer({ env: { LOG_LEVEL: level }, logTo: destination({ dest: file, sync: true }) }, work);
   // Every line must be JSON on its own: a reader that splits on newlines sees whole entries only.
   return readFileSync(file, 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as LogLine);
@@ -89,4 +90,29 @@ test('health probes are logged at debug only, and nothing is logged per request 
   const atDebug = await logsOf('debug', probe);
   expect(requests(atDebug).map((line) => [line.operationId, line.level])).toEqual([['getHealth', 20], ['getUser', 30]]);
   expect(requests(await logsOf('warn', probe))).toEqual([]);
+});
+
+test('a client that hangs up in the middle of a streamed list is logged at info, not as a server failure', async () => {
+  const lines = await logsOf('info', async (server) => {
+    // Megabytes of list: more than the socket buffers hold while the client reads nothing more.
+    await sql`
+      with recursive n(i) as (select 1 union all select i + 1 from n where i < 200000)
+      insert into users (first_name, last_name, email, created_at, updated_at)
+      select 'First' || i, 'Last' || i, 'user' || i || '@example.com', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' from n
+    `.execute(server.database.db);
+    const socket = connect(server.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('GET /users HTTP/1.1\r\nHost: x\r\nX-Request-Id: hang-up-1\r\n\r\n');
+    await new Promise((resolve) => socket.once('data', resolve));
+    socket.pause();
+    socket.resetAndDestroy();
+    const logged = Date.now() + 5000;
+    while (!readFileSync(join(scratch, 'current.log'), 'utf8').includes('client closed') && Date.now() < logged) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }, 'current.log');
+  expect(lines.filter((line) => line.level >= 50)).toEqual([]);
+  const hangUps = lines.filter((line) => line.msg === 'client closed the connection before the response was complete');
+  expect(hangUps).toEqual([expect.objectContaining({ level: 30, requestId: 'hang-up-1', path: '/users' })]);
 });
