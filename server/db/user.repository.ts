@@ -88,16 +88,23 @@ export function createUserRepository({ db, write, isUnavailable }: Database): Us
       }
     },
     listSlice: (offset, limit) =>
-      guard(() =>
-        db.transaction().execute(async (trx) => {
-          const rows = await trx.selectFrom('users').selectAll().orderBy('id').limit(limit).offset(offset).execute();
-          const { total } = await trx
-            .selectFrom('users')
-            .select((eb) => eb.fn.countAll<number>().as('total'))
-            .executeTakeFirstOrThrow();
-          return { users: rows.map(toUser), total: Number(total) };
-        }),
-      ),
+      guard(async () => {
+        // The page and the size of the collection in one statement, so both come from one snapshot without a
+        // transaction (which on SQLite would take the write lock: BEGIN IMMEDIATE, see database.ts).
+        const rows = await users()
+          .select((eb) => eb.selectFrom('users').select((count) => count.fn.countAll<number | string>().as('n')).as('total'))
+          .orderBy('id')
+          .limit(limit)
+          .offset(offset)
+          .execute();
+        if (rows.length > 0) return { users: rows.map(toUser), total: Number(rows[0]!.total) };
+        // A page past the end has no row to carry the count.
+        const { total } = await db
+          .selectFrom('users')
+          .select((eb) => eb.fn.countAll<number | string>().as('total'))
+          .executeTakeFirstOrThrow();
+        return { users: [], total: Number(total) };
+      }),
     replace: (id, fields, now, condition) =>
       writing(async (trx) => {
         if (condition !== 'any' && condition.length === 0) return whyUnchanged(trx, id);
