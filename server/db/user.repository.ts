@@ -52,6 +52,13 @@ export function createUserRepository({ db, write, isUnavailable }: Database): Us
   const writing: typeof write = (work, options) => guard(() => write(work, options));
   const users = () => db.selectFrom('users').selectAll();
   const selectById = compiledOnce(users().where('id', '=', 0));
+  const selectPage = compiledOnce(
+    users()
+      .select((eb) => eb.selectFrom('users').select((count) => count.fn.countAll<number | string>().as('n')).as('total'))
+      .orderBy('id')
+      .limit(0)
+      .offset(0),
+  );
   const sample = { first_name: '', last_name: '', email: '', created_at: '', updated_at: '' };
   const insertReturning = compiledOnce(db.insertInto('users').values(sample).returningAll());
   async function insertUser(into: Kysely<Tables>, fields: UserFields, now: string): Promise<User> {
@@ -91,12 +98,7 @@ export function createUserRepository({ db, write, isUnavailable }: Database): Us
       guard(async () => {
         // The page and the size of the collection in one statement, so both come from one snapshot without a
         // transaction (which on SQLite would take the write lock: BEGIN IMMEDIATE, see database.ts).
-        const rows = await users()
-          .select((eb) => eb.selectFrom('users').select((count) => count.fn.countAll<number | string>().as('n')).as('total'))
-          .orderBy('id')
-          .limit(limit)
-          .offset(offset)
-          .execute();
+        const rows = await selectPage(db, limit, offset);
         if (rows.length > 0) return { users: rows.map(toUser), total: Number(rows[0]!.total) };
         // A page past the end has no row to carry the count.
         const { total } = await db
