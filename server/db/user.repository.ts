@@ -52,6 +52,7 @@ export function createUserRepository({ db, write, isUnavailable }: Database): Us
   const writing: typeof write = (work, options) => guard(() => write(work, options));
   const users = () => db.selectFrom('users').selectAll();
   const selectById = compiledOnce(users().where('id', '=', 0));
+  const selectSlice = compiledOnce(users().where('id', '>', 0).orderBy('id').limit(0));
   const selectPage = compiledOnce(
     users()
       .select((eb) => eb.selectFrom('users').select((count) => count.fn.countAll<number | string>().as('n')).as('total'))
@@ -83,7 +84,7 @@ export function createUserRepository({ db, write, isUnavailable }: Database): Us
       // slow client reads, and memory holds one slice at a time.
       let after = 0;
       for (;;) {
-        const rows = await guard(() => users().where('id', '>', after).orderBy('id').limit(sliceSize).execute());
+        const rows = await guard(() => selectSlice(db, after, sliceSize));
         const more = rows.length === sliceSize;
         if (more) after = rows[rows.length - 1]!.id;
         // Each row is let go as soon as it is handed on. A slice waits for a slow reader across many garbage
