@@ -8,20 +8,28 @@ export function isAsyncIterable(value: unknown): value is AsyncIterable<unknown>
 }
 
 /**
- * A JSON array, written while its items are still being read. The first item is awaited before the stream
- * is handed over, so a store that fails at once still gets a proper error response; a failure after the
- * first bytes can only abort the response, which the caller does.
+ * A JSON array, written while its items are still being read. Until the first chunk is full nothing is sent:
+ * an array that fits in one chunk comes back whole, as a string (with a Content-Length, and without the
+ * cost of a stream, which was most of the time of a short list), and a store that fails before then still
+ * gets a proper error response. Past the first chunk the array streams, and a failure can only abort the
+ * response, which the caller does.
  */
-export async function jsonArrayStream(items: AsyncIterable<unknown>): Promise<Readable> {
+export async function jsonArray(items: AsyncIterable<unknown>): Promise<string | Readable> {
   const iterator = items[Symbol.asyncIterator]();
-  const first = await iterator.next();
+  let head = '[';
+  let separator = '';
+  let current = await iterator.next();
+  while (!current.done && head.length < CHUNK_BYTES) {
+    head += separator + JSON.stringify(current.value);
+    separator = ',';
+    current = await iterator.next();
+  }
+  if (current.done) return `${head}]`;
   async function* chunks(): AsyncGenerator<string> {
-    let buffer = '[';
-    let current = first;
-    let separator = '';
+    yield head;
+    let buffer = '';
     while (!current.done) {
-      buffer += separator + JSON.stringify(current.value);
-      separator = ',';
+      buffer += `,${JSON.stringify(current.value)}`;
       // Batching keeps the number of socket writes low without holding more than a chunk in memory.
       if (buffer.length >= CHUNK_BYTES) {
         yield buffer;

@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import { createAuthThrottle, type AuthThrottle } from './auth-throttle.js';
 import { authenticate } from './authentication.js';
 import type { Contract } from './contract.js';
-import { isAsyncIterable, jsonArrayStream } from './json-stream.js';
+import { isAsyncIterable, jsonArray } from './json-stream.js';
 import { HttpProblem } from './problem.js';
 import { compileRequestValidator } from './request-validation.js';
 
@@ -31,13 +31,13 @@ type AnyHandler = (request: unknown) => Promise<AnyReply>;
 const toKoaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
 async function writeReply(ctx: Context, reply: AnyReply): Promise<void> {
-  const body = isAsyncIterable(reply.body) ? await jsonArrayStream(reply.body) : reply.body;
+  const body = isAsyncIterable(reply.body) ? await jsonArray(reply.body) : reply.body;
   ctx.status = reply.status;
   if (reply.headers) ctx.set(reply.headers);
   if (body === undefined) return;
-  if (typeof body === 'string') ctx.type = 'text/plain; charset=utf-8';
+  if (isAsyncIterable(reply.body)) ctx.type = 'application/json; charset=utf-8';
+  else if (typeof body === 'string') ctx.type = 'text/plain; charset=utf-8';
   if (body instanceof Readable) {
-    ctx.type = 'application/json; charset=utf-8';
     // Headers are gone by the time a stream fails: cut the connection so the client sees a broken body,
     // never a short one that parses. Koa reports the error to app.on('error').
     body.once('error', (error) => ctx.res.destroy(error));

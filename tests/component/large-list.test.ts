@@ -1,8 +1,19 @@
 import { STREAM_SLICE_SIZE } from '../../server/domain/user.service.js';
-import { useTestServer } from '../support/test-server.js';
+import { useTestServer, withTestServer } from '../support/test-server.js';
 import { describeEachDialect } from '../support/test-store.js';
 
 // The shape B list is streamed from the store in keyset slices; it must still be the complete list, in order.
+// A list short enough for one chunk (16 KiB) is not streamed: it is sent whole, with its length.
+
+test('a short list is sent whole, with a Content-Length', () =>
+  withTestServer({}, async (_server, api) => {
+    const res = await api.get('/users');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('transfer-encoding')).toBeNull();
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(JSON.stringify(res.body)));
+    expect(res.body.map((user: { id: number }) => user.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  }));
 
 describeEachDialect((dialect) => {
   const sut = useTestServer({ dialect });
