@@ -32,11 +32,11 @@ export interface AppDeps {
  */
 function connectionLimits(maxRequests: number, lifecycle: AppDeps['lifecycle']): Koa.Middleware {
   const served = new WeakMap<object, number>();
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const count = (served.get(ctx.req.socket) ?? 0) + 1;
     served.set(ctx.req.socket, count);
     if (count >= maxRequests || lifecycle.closing) ctx.set('Connection', 'close');
-    await next();
+    return next();
   };
 }
 

@@ -23,9 +23,9 @@ const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** Sets the API security headers on every response; pages may widen them (see documentHeaders). */
-export const securityHeaders: Middleware = async (ctx, next) => {
+export const securityHeaders: Middleware = (ctx, next) => {
   ctx.set(API_SECURITY_HEADERS);
-  await next();
+  return next();
 };
 
 /** helmet's full set for HTML documents, with the page's own Content-Security-Policy. */

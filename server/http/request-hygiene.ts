@@ -19,7 +19,7 @@ function hostHeaders(rawHeaders: readonly string[]): number {
  * no or several or malformed Host headers, transfer codings other than chunked, and content codings the
  * service does not decode. Node passes these on; proxies in front might read them differently.
  */
-export const requestHygiene: Middleware = async (ctx, next) => {
+export const requestHygiene: Middleware = (ctx, next) => {
   const { headers } = ctx.req;
   if (ctx.req.httpVersion === '1.1' && hostHeaders(ctx.req.rawHeaders) !== 1) {
     throw new HttpProblem('bad-request', 'An HTTP/1.1 request must carry exactly one Host header.');
@@ -34,5 +34,5 @@ export const requestHygiene: Middleware = async (ctx, next) => {
   if (coding !== undefined && coding !== '' && coding.trim().toLowerCase() !== 'identity') {
     throw new HttpProblem('unsupported-media-type', `Content-Encoding ${coding} is not supported; send the body uncompressed.`);
   }
-  await next();
+  return next();
 };

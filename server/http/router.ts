@@ -46,12 +46,12 @@ async function writeReply(ctx: Context, reply: AnyReply): Promise<void> {
 }
 
 /** Rejects bodies that are not JSON before a byte of them is read. */
-const requireJson: Middleware = async (ctx, next) => {
+const requireJson: Middleware = (ctx, next) => {
   if (!ctx.is('application/json')) {
     const given = ctx.get('content-type') || 'none';
     throw new HttpProblem('unsupported-media-type', `The request body must be application/json (got ${given}).`);
   }
-  await next();
+  return next();
 };
 
 function operationMiddleware(route: RouteDefinition, deps: RouterDeps, throttle: AuthThrottle): Middleware {
