@@ -60,14 +60,14 @@ export function createUserRepository({ db, write, isUnavailable }: Database): Us
       .limit(0)
       .offset(0),
   );
-  // A replace without If-Match, the common case; `version + 1` is written out so that it binds no parameter.
-  const updateAny = compiledOnce(
-    db
+  /** Sets a user's fields and bumps its version; `version + 1` is written out so that it binds no parameter. */
+  const updateUser = (into: Kysely<Tables>, fields: UserFields, now: string, id: number) =>
+    into
       .updateTable('users')
-      .set({ first_name: '', last_name: '', email: '', updated_at: '', version: sql<number>`version + 1` })
-      .where('id', '=', 0)
-      .returningAll(),
-  );
+      .set({ ...toColumns(fields), updated_at: now, version: sql<number>`version + 1` })
+      .where('id', '=', id);
+  // A replace without If-Match, the common case, compiled once.
+  const updateAny = compiledOnce(updateUser(db, { firstName: '', lastName: '', email: '' }, '', 0).returningAll());
   const sample = { first_name: '', last_name: '', email: '', created_at: '', updated_at: '' };
   const insertReturning = compiledOnce(db.insertInto('users').values(sample).returningAll());
   async function insertUser(into: Kysely<Tables>, fields: UserFields, now: string): Promise<User> {
@@ -118,18 +118,11 @@ export function createUserRepository({ db, write, isUnavailable }: Database): Us
       }),
     replace: (id, fields, now, condition) =>
       writing(async (trx) => {
-        if (condition === 'any') {
-          const [row] = await updateAny(trx, fields.firstName, fields.lastName, fields.email, now, id);
-          return row ? { outcome: 'done' as const, value: toUser(row) } : whyUnchanged(trx, id);
-        }
-        if (condition.length === 0) return whyUnchanged(trx, id);
-        const row = await trx
-          .updateTable('users')
-          .set((eb) => ({ ...toColumns(fields), updated_at: now, version: eb('version', '+', 1) }))
-          .where('id', '=', id)
-          .where('version', 'in', condition)
-          .returningAll()
-          .executeTakeFirst();
+        if (condition !== 'any' && condition.length === 0) return whyUnchanged(trx, id);
+        const [row] =
+          condition === 'any'
+            ? await updateAny(trx, fields.firstName, fields.lastName, fields.email, now, id)
+            : await updateUser(trx, fields, now, id).where('version', 'in', condition).returningAll().execute();
         return row ? { outcome: 'done' as const, value: toUser(row) } : whyUnchanged(trx, id);
       }),
     delete: (id, condition) =>

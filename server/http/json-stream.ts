@@ -16,26 +16,25 @@ export function isAsyncIterable(value: unknown): value is AsyncIterable<unknown>
  */
 export async function jsonArray(items: AsyncIterable<unknown>): Promise<string | Readable> {
   const iterator = items[Symbol.asyncIterator]();
-  let head = '[';
-  let separator = '';
   let current = await iterator.next();
-  while (!current.done && head.length < CHUNK_BYTES) {
-    head += separator + JSON.stringify(current.value);
-    separator = ',';
-    current = await iterator.next();
-  }
-  if (current.done) return `${head}]`;
-  async function* chunks(): AsyncGenerator<string> {
-    yield head;
-    let buffer = '';
-    while (!current.done) {
-      buffer += `,${JSON.stringify(current.value)}`;
-      // Batching keeps the number of socket writes low without holding more than a chunk in memory.
-      if (buffer.length >= CHUNK_BYTES) {
-        yield buffer;
-        buffer = '';
-      }
+  let buffer = '[';
+  let separator = '';
+  /** Appends items until the buffer holds a chunk or the items end. */
+  async function fill(): Promise<void> {
+    while (!current.done && buffer.length < CHUNK_BYTES) {
+      buffer += separator + JSON.stringify(current.value);
+      separator = ',';
       current = await iterator.next();
+    }
+  }
+  await fill();
+  if (current.done) return `${buffer}]`;
+  // Chunks keep the number of socket writes low without holding more than one in memory.
+  async function* chunks(): AsyncGenerator<string> {
+    while (!current.done) {
+      yield buffer;
+      buffer = '';
+      await fill();
     }
     yield `${buffer}]`;
   }

@@ -31,11 +31,12 @@ type AnyHandler = (request: unknown) => Promise<AnyReply>;
 const toKoaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
 async function writeReply(ctx: Context, reply: AnyReply): Promise<void> {
-  const body = isAsyncIterable(reply.body) ? await jsonArray(reply.body) : reply.body;
+  const array = isAsyncIterable(reply.body);
+  const body = array ? await jsonArray(reply.body) : reply.body;
   ctx.status = reply.status;
   if (reply.headers) ctx.set(reply.headers);
   if (body === undefined) return;
-  if (isAsyncIterable(reply.body)) ctx.type = 'application/json; charset=utf-8';
+  if (array) ctx.type = 'application/json; charset=utf-8';
   else if (typeof body === 'string') ctx.type = 'text/plain; charset=utf-8';
   if (body instanceof Readable) {
     // Headers are gone by the time a stream fails: cut the connection so the client sees a broken body,
