@@ -7,9 +7,9 @@ import { createUserRepository } from './db/user.repository.js';
 import { createUserService } from './domain/user.service.js';
 import { createHandlers } from './handlers/index.js';
 import { createApp } from './http/app.js';
-import { loadContract } from './http/contract.js';
-import { createMetrics } from './http/metrics.js';
-import { answerClientError, MAX_HEADER_BYTES, refuseExpectation, refuseTunnel } from './http/raw-answers.js';
+import { loadContract } from './http/contract/contract.js';
+import { createMetrics } from './http/observability/metrics.js';
+import { answerClientError, MAX_HEADER_BYTES, refuseExpectation, refuseTunnel } from './http/protocol/raw-answers.js';
 import { createLogger, type Logger } from './logger.js';
 
 /** How often expired idempotency keys are deleted. */

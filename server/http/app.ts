@@ -2,14 +2,14 @@ import Koa from 'koa';
 import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { corsFor, securityHeaders } from './browser-headers.js';
-import { createDocsRouter } from './docs.js';
-import type { Contract } from './contract.js';
-import type { Metrics } from './metrics.js';
-import { observability } from './observability.js';
-import { HttpProblem, problemMiddleware } from './problem.js';
-import { requestHygiene } from './request-hygiene.js';
-import { createRouter } from './router.js';
+import { corsFor, securityHeaders } from './security/browser-headers.js';
+import { createDocsRouter } from './docs/docs.js';
+import type { Contract } from './contract/contract.js';
+import type { Metrics } from './observability/metrics.js';
+import { observability } from './observability/observability.js';
+import { HttpProblem, problemMiddleware } from './errors/problem.js';
+import { requestHygiene } from './protocol/request-hygiene.js';
+import { createRouter } from './routing/router.js';
 
 /** Error codes of a response whose client went away before it was complete. */
 const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { ValidateFunction } from 'ajv';
-import type { Contract, Parameter, Schema } from '../../server/http/contract.js';
+import type { Contract, Parameter, Schema } from '../../server/http/contract/contract.js';
 
 // Schema → fast-check arbitraries, for the subset of JSON Schema the contract uses: objects with
 // properties / required / additionalProperties: false, strings with minLength / maxLength / pattern /

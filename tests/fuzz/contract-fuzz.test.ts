@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { routes } from '../../generated/routes.js';
-import { loadContract, type Parameter } from '../../server/http/contract.js';
+import { loadContract, type Parameter } from '../../server/http/contract/contract.js';
 import { basicAuth, type TestResponse } from '../support/http-client.js';
 import { storedCount, storedUser } from '../support/stored.js';
 import { TEST_CREDENTIALS, useTestServer, type ServerUnderTest } from '../support/test-server.js';

@@ -1,5 +1,5 @@
 import { routes } from '../../generated/routes.js';
-import { loadContract, toFieldErrors, type Schema } from '../../server/http/contract.js';
+import { loadContract, toFieldErrors, type Schema } from '../../server/http/contract/contract.js';
 
 const contract = loadContract();
 const problemValidator = contract.compile({ $ref: '#/components/schemas/Problem' });

@@ -1,5 +1,5 @@
 import { hashPassword, parsePasswordHash, verifyPassword } from '../../server/auth/password-hash.js';
-import { createBasicAuthenticator, parseBasicAuthorization } from '../../server/http/basic-auth.js';
+import { createBasicAuthenticator, parseBasicAuthorization } from '../../server/http/auth/basic-auth.js';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 

@@ -1,6 +1,6 @@
-import { loadContract } from '../../server/http/contract.js';
-import { HttpProblem } from '../../server/http/problem.js';
-import { compileRequestValidator } from '../../server/http/request-validation.js';
+import { loadContract } from '../../server/http/contract/contract.js';
+import { HttpProblem } from '../../server/http/errors/problem.js';
+import { compileRequestValidator } from '../../server/http/contract/request-validation.js';
 
 const contract = loadContract();
 const listDemoUsers = compileRequestValidator(contract, 'listDemoUsers');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Middleware } from 'koa';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 import { accessLog } from './access-log.js';
 import type { Metrics } from './metrics.js';
 

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { toFieldErrors, type Contract, type Parameter, type Schema } from './contract.js';
-import { HttpProblem } from './problem.js';
+import { HttpProblem } from '../errors/problem.js';
 
 /** Path, query and body of a request, checked against the contract and converted to their declared types. */
 export interface ValidRequest {

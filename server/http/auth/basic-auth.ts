@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Principal } from '../../generated/server/handlers.js';
-import { verifyPassword } from '../auth/password-hash.js';
-import type { BasicSecret } from '../config.js';
+import type { Principal } from '../../../generated/server/handlers.js';
+import { verifyPassword } from '../../auth/password-hash.js';
+import type { BasicSecret } from '../../config.js';
 
 /** Credentials as sent in an `Authorization: Basic` header (RFC 7617). */
 export interface BasicCredentials {

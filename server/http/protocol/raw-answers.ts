@@ -1,7 +1,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { HttpProblem, problemDocument } from './problem.js';
+import { HttpProblem, problemDocument } from '../errors/problem.js';
 
 // Answers Node gives before a request reaches Koa, written as problem+json like every other.
 

@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
-import { DomainError, type DomainErrorKind } from '../domain/errors.js';
-import type { Logger } from '../logger.js';
-import type { FieldError } from './contract.js';
+import { DomainError, type DomainErrorKind } from '../../domain/errors.js';
+import type { Logger } from '../../logger.js';
+import type { FieldError } from '../contract/contract.js';
 
 // The one module that writes application/problem+json (RFC 9457, https://www.rfc-editor.org/rfc/rfc9457).
 

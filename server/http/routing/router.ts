@@ -2,15 +2,15 @@ import Router from '@koa/router';
 import { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { routes, type RouteDefinition } from '../../generated/routes.js';
-import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
-import type { Config } from '../config.js';
-import { createAuthThrottle, type AuthThrottle } from './auth-throttle.js';
-import { authenticate } from './authentication.js';
-import type { Contract } from './contract.js';
+import { routes, type RouteDefinition } from '../../../generated/routes.js';
+import type { UserRecordsHandlers } from '../../../generated/server/handlers.js';
+import type { Config } from '../../config.js';
+import { createAuthThrottle, type AuthThrottle } from '../auth/auth-throttle.js';
+import { authenticate } from '../auth/authentication.js';
+import type { Contract } from '../contract/contract.js';
 import { isAsyncIterable, jsonArray } from './json-stream.js';
-import { HttpProblem } from './problem.js';
-import { compileRequestValidator } from './request-validation.js';
+import { HttpProblem } from '../errors/problem.js';
+import { compileRequestValidator } from '../contract/request-validation.js';
 
 /** What the router needs: the contract, the handlers that implement it, and the configuration. */
 export interface RouterDeps {

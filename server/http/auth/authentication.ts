@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
-import type { RouteDefinition } from '../../generated/routes.js';
-import type { Principal } from '../../generated/server/handlers.js';
-import type { Config } from '../config.js';
+import type { RouteDefinition } from '../../../generated/routes.js';
+import type { Principal } from '../../../generated/server/handlers.js';
+import type { Config } from '../../config.js';
 import type { AuthThrottle } from './auth-throttle.js';
 import { createBasicAuthenticator, parseBasicAuthorization } from './basic-auth.js';
-import { HttpProblem } from './problem.js';
+import { HttpProblem } from '../errors/problem.js';
 
 const CHALLENGE = 'Basic realm="user-records", charset="UTF-8"';
 

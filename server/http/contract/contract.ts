@@ -45,7 +45,7 @@ export interface Contract {
 }
 
 /** The contract file in the source tree and, after `npm run build`, beside the compiled server. */
-export const CONTRACT_FILE = fileURLToPath(new URL('../../openapi/user-records.yaml', import.meta.url));
+export const CONTRACT_FILE = fileURLToPath(new URL('../../../openapi/user-records.yaml', import.meta.url));
 
 const SCHEMA_PREFIX = '#/components/schemas/';
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];

@@ -1,5 +1,5 @@
 import { symbols, type DestinationStream } from 'pino';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 
 /** What the access log says of one answered request. */
 export interface AccessEntry {

@@ -2,9 +2,9 @@ import { createReadStream, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Router from '@koa/router';
-import { documentHeaders } from './browser-headers.js';
-import { CONTRACT_FILE, type Contract } from './contract.js';
-import { HttpProblem } from './problem.js';
+import { documentHeaders } from '../security/browser-headers.js';
+import { CONTRACT_FILE, type Contract } from '../contract/contract.js';
+import { HttpProblem } from '../errors/problem.js';
 
 // The interactive API reference at /docs: Swagger UI, because it alone of the candidates has "Try it out"
 // and runs from its npm package's static files with no inline script (Redoc has no "Try it out"; the
