@@ -47,9 +47,11 @@ build: $(INSTALLED) ## Compile the server to dist/
 client: $(INSTALLED) ## Build the client package and pack it (client/user-records-client-*.tgz)
 	cd client && npm pack --silent
 
+# Not echoed: the line holds the password. `exec` leaves no shell between make and the server, so the SIGTERM
+# make passes on reaches it (npm start execs node in turn); Ctrl-C reaches the whole process group anyway.
 run: build ## Start the server on SQLite with demo data (http://127.0.0.1:3000)
-	BASIC_AUTH_USERNAME='$(BASIC_AUTH_USERNAME)' BASIC_AUTH_PASSWORD='$(BASIC_AUTH_PASSWORD)' \
-	PORT='$(PORT)' DATABASE_URL='$(DATABASE_URL)' npm start --silent
+	@BASIC_AUTH_USERNAME='$(BASIC_AUTH_USERNAME)' BASIC_AUTH_PASSWORD='$(BASIC_AUTH_PASSWORD)' \
+	PORT='$(PORT)' DATABASE_URL='$(DATABASE_URL)' exec npm start --silent
 
 mock: $(INSTALLED) ## Prism mock of the contract on 127.0.0.1:$(MOCK_PORT) (MOCK_DYNAMIC=1: generated data)
 	exec node_modules/.bin/prism mock openapi/user-records.yaml -h 127.0.0.1 -p $(MOCK_PORT) $(if $(MOCK_DYNAMIC),--dynamic)

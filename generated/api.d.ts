@@ -157,7 +157,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness - the store answers, so requests can be served */
+        /**
+         * Readiness - a request sent now would be served
+         * @description `200` when the store answers, an SQLite store's disk has room, and no write has failed for a store
+         *     outage in the last 5 seconds unless one has succeeded since; `503` otherwise. It writes nothing.
+         *
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -177,7 +182,11 @@ export interface paths {
         /**
          * Metrics in the Prometheus text format
          * @description Request durations by operationId, method and status (`http_request_duration_seconds`), store outages
-         *     (`store_unavailable_total`) and the Node.js process metrics, of the process that answers.
+         *     (`store_unavailable_total`) and the Node.js process metrics. With `WORKERS`, the sum over every worker
+         *     of this server, whichever worker answers: counters, histograms and gauges are summed; the process
+         *     metrics carry a `worker` label (the worker's pid) and are each worker's own. When a worker does not hand
+         *     in its metrics in time, the scrape is refused (`503`, `metrics-unavailable`) rather than reporting a
+         *     partial sum.
          *
          */
         get: operations["getMetrics"];
@@ -220,7 +229,7 @@ export interface components {
         };
         DemoUserInput: {
             /**
-             * @description Full name; must contain a non-blank character, and no control characters or unpaired surrogates.
+             * @description Full name; must contain a character other than white space, and no control characters (C0, DEL, C1) or unpaired surrogates.
              * @example Thomas Anderson
              */
             name: string;
@@ -253,12 +262,12 @@ export interface components {
         };
         UserInput: {
             /**
-             * @description Given name; must contain a non-blank character, and no control characters or unpaired surrogates.
+             * @description Given name; must contain a character other than white space, and no control characters (C0, DEL, C1) or unpaired surrogates.
              * @example Thomas
              */
             firstName: string;
             /**
-             * @description Family name; may be empty; no control characters or unpaired surrogates.
+             * @description Family name; may be empty; no control characters (C0, DEL, C1) or unpaired surrogates.
              * @example Anderson
              */
             lastName: string;
@@ -327,10 +336,42 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many failed credential checks from this address (or for this user name from this address): 10
-         *     within 15 minutes by default. Wait `Retry-After` seconds; other clients are not affected.
+        /** @description Too many failed credential checks from this client (or for this user name from this client): 10
+         *     within 15 minutes by default, counted from the first failure; a success forgives that client's
+         *     failures for that user name. Also sent (with `Retry-After: 1`) when a credential check from this
+         *     client is already under way. Wait `Retry-After` seconds; other clients are not affected. Requests
+         *     without credentials never get it: they always get the 401 challenge. A refusal for failed checks
+         *     carries the quota policy "credentials" in `RateLimit-Policy` and `RateLimit`.
          *      */
         TooManyAttempts: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Too many creates, replaces and deletes from this client within the current minute (600 by default).
+         *     Wait `Retry-After` seconds; other clients are not affected, and reads stay open.
+         *      */
+        TooManyWrites: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Too many password checks are already running or waiting (a bounded queue, so that a flood of
+         *     guesses cannot delay every login indefinitely); try again after `Retry-After` seconds.
+         *      */
+        CredentialChecksBusy: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
@@ -394,7 +435,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The store cannot be reached; try again later. */
+        /** @description The store cannot be reached, or the server process, or this client, holds as many connections as it may (`too-many-connections`, with `Retry-After`, on a connection the server then closes), or (for `/metrics`) a worker did not hand in its metrics in time (`metrics-unavailable`); try again later. */
         ServiceUnavailable: {
             headers: {
                 [name: string]: unknown;
@@ -426,7 +467,8 @@ export interface components {
          * @description Makes a create safe to retry. The first request with a key creates the user; a retry with the same key
          *     and the same body gets the original status and body again (with `Idempotent-Replayed: true`), and no
          *     second user. The same key with a different body gets `422`; a retry while the first request is still
-         *     being processed gets `409`. Keys are kept for 24 hours.
+         *     being processed gets `409`. Keys are kept for 24 hours, the newest 1,000 of each client (the server's
+         *     `IDEMPOTENCY_KEYS_PER_CLIENT`).
          *
          * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
          */
@@ -459,6 +501,15 @@ export interface components {
         IdempotentReplayed: "true";
         /** @description Seconds to wait before trying again. */
         RetryAfter: string;
+        /** @description The quota policy of the limit that refused the request (draft-ietf-httpapi-ratelimit-headers): policy
+         *     "writes" (`q` writes per window of `w` seconds) or "credentials" (`q` failed checks per `w` seconds),
+         *     per client.
+         *      */
+        RateLimitPolicy: string;
+        /** @description What is left of that quota (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, and `t`
+         *     seconds until the quota is restored.
+         *      */
+        RateLimit: string;
         /** @description The Basic challenge. */
         WwwAuthenticate: string;
     };
@@ -506,7 +557,8 @@ export interface operations {
                  * @description Makes a create safe to retry. The first request with a key creates the user; a retry with the same key
                  *     and the same body gets the original status and body again (with `Idempotent-Replayed: true`), and no
                  *     second user. The same key with a different body gets `422`; a retry while the first request is still
-                 *     being processed gets `409`. Keys are kept for 24 hours.
+                 *     being processed gets `409`. Keys are kept for 24 hours, the newest 1,000 of each client (the server's
+                 *     `IDEMPOTENCY_KEYS_PER_CLIENT`).
                  *
                  * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
                  */
@@ -534,6 +586,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyWrites"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -612,6 +665,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyWrites"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -651,6 +705,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyWrites"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -671,6 +726,7 @@ export interface operations {
             200: components["responses"]["ProtectedText"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyAttempts"];
+            503: components["responses"]["CredentialChecksBusy"];
         };
     };
     listUsers: {
@@ -707,7 +763,8 @@ export interface operations {
                  * @description Makes a create safe to retry. The first request with a key creates the user; a retry with the same key
                  *     and the same body gets the original status and body again (with `Idempotent-Replayed: true`), and no
                  *     second user. The same key with a different body gets `422`; a retry while the first request is still
-                 *     being processed gets `409`. Keys are kept for 24 hours.
+                 *     being processed gets `409`. Keys are kept for 24 hours, the newest 1,000 of each client (the server's
+                 *     `IDEMPOTENCY_KEYS_PER_CLIENT`).
                  *
                  * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
                  */
@@ -735,6 +792,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyWrites"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -813,6 +871,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyWrites"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -852,6 +911,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyWrites"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -872,6 +932,7 @@ export interface operations {
             200: components["responses"]["ProtectedText"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyAttempts"];
+            503: components["responses"]["CredentialChecksBusy"];
         };
     };
     getHealth: {
@@ -903,7 +964,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The store answers. */
+            /** @description A request sent now would find the store working. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -924,7 +985,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The metrics of this process. */
+            /** @description The metrics of this server (with `WORKERS`, of all its workers). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -933,6 +994,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -1,29 +1,84 @@
-import { parsePasswordHash, type PasswordHash } from './auth/password-hash.js';
+import { availableParallelism } from 'node:os';
+import type { PasswordHash } from './auth/password-hash.js';
+import {
+  integerIn,
+  Invalid,
+  readBasePath,
+  readBoolean,
+  readDatabaseUrl,
+  readHttpUrl,
+  readHops,
+  readLogLevel,
+  readNonEmpty,
+  readOrigins,
+  readPasswordHash,
+  readKeyPrefix,
+  readRedisUrl,
+  readUsername,
+  readWorkers,
+  type LogLevel,
+  type Reader,
+} from './config-readers.js';
 
 /** Where the store lives, parsed from `DATABASE_URL` (and `DATABASE_POOL_SIZE` for PostgreSQL). */
 export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly filename: string }
   | { readonly kind: 'postgres'; readonly url: string; readonly poolSize: number };
 
+/** Bounds on waiting for the store, so that a dead or blackholed database becomes 503 answers, not hangs. */
+export interface StoreTimeouts {
+  /** One statement: PostgreSQL's statement_timeout (the client gives up a second later); SQLite's busy_timeout. */
+  readonly statementMs: number;
+  /** Opening a PostgreSQL connection, or waiting for a free one in the pool. */
+  readonly connectMs: number;
+  /** An idle pooled PostgreSQL connection is closed after this long. */
+  readonly idleMs: number;
+  /** Idle delay before TCP keepalive probes on PostgreSQL connections; 0 turns keepalive off. */
+  readonly keepAliveMs: number;
+}
+
+/** Where traces go (OTLP over HTTP), when tracing is on. */
+export interface TracingConfig {
+  /** The collector's base URL; spans are posted to `<endpoint>/v1/traces`. */
+  readonly endpoint: string;
+  readonly serviceName: string;
+  /** How long finished spans wait to be exported together. */
+  readonly exportDelayMs: number;
+  /** How long one export may take, retries included, before its spans are dropped. */
+  readonly exportTimeoutMs: number;
+}
+
 /** How the Basic password is known: as plain text, or only as an scrypt hash. */
 export type BasicSecret = { readonly kind: 'password'; readonly password: string } | { readonly kind: 'hash'; readonly hash: PasswordHash };
 
-/** Log levels accepted by `LOG_LEVEL` (pino's names). */
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel } from './config-readers.js';
 
 /** The service's whole configuration: read once from the environment, validated, frozen. */
 export interface Config {
   readonly port: number;
   readonly host: string;
   readonly database: DatabaseConfig;
+  readonly storeTimeouts: StoreTimeouts;
   readonly basicAuth: { readonly username: string; readonly secret: BasicSecret };
   /** Failed Basic attempts allowed per address (and per user name from one address) within the window. */
   readonly authThrottle: { readonly maxFailures: number; readonly windowMs: number };
+  /** Password-hash checks running at once, and waiting for a turn, before further ones are refused (503). */
+  readonly hashChecks: { readonly concurrency: number; readonly queue: number };
+  /** Creates, replaces and deletes allowed per client per minute; 0 disables the limit. */
+  readonly writesPerMinute: number;
+  /** Where the per-client counts are shared by every worker and instance (see http/limits/limiter-store.ts). */
+  readonly sharedLimits: {
+    /** Redis holds the counts when set; otherwise the store (PostgreSQL), or the cluster primary. */
+    readonly redisUrl: string | undefined;
+    /** Starts every key (Redis) and row (store): one per service sharing a Redis or a database. */
+    readonly keyPrefix: string;
+    /** One call to the shared counts; past it, this process counts alone until the shared store answers. */
+    readonly timeoutMs: number;
+  };
   /** Browser origins allowed to call the API (CORS); empty allows none. */
   readonly corsOrigins: readonly string[];
-  /** Take the client address from X-Forwarded-For (behind a trusted proxy or load balancer). */
-  readonly trustProxy: boolean;
+  /** Proxies in front of the server whose X-Forwarded-For entries are trusted; 0 uses the socket's address. */
+  readonly trustProxy: number;
   readonly timeouts: {
     /** Whole request, headers and body, from the first byte. */
     readonly requestMs: number;
@@ -33,15 +88,29 @@ export interface Config {
     readonly keepAliveMs: number;
     /** How long SIGTERM waits for requests in flight before cutting them. */
     readonly shutdownMs: number;
+    /** A response whose client reads none of it for this long has its connection closed (send timeout). */
+    readonly sendMs: number;
   };
   /** Requests one keep-alive connection may carry before the server closes it. */
   readonly maxRequestsPerSocket: number;
+  /** Connections held at once; past it a new one is answered 503 and closed. Keep below `ulimit -n`. */
+  readonly maxConnections: number;
+  /** Connections one client (by address, IPv6 per /64) may hold; 0 for none. Not applied behind TRUST_PROXY. */
+  readonly maxConnectionsPerClient: number;
+  /** Pipelined requests that may wait on one connection behind the one in progress; past it, it is closed. */
+  readonly maxPipelinedRequests: number;
   readonly basePath: string;
   readonly seedDemoData: boolean;
   readonly logLevel: LogLevel;
   readonly bodyLimitBytes: number;
-  /** Server processes on this machine (node:cluster); 1 runs the server in the main process. */
+  /** Server processes on this machine (node:cluster; `auto` is resolved to the CPU count here); 1 runs the server in the main process. */
   readonly workers: number;
+  /** How long a create may hold its Idempotency-Key before a retry may take the key over. */
+  readonly idempotencyLockMs: number;
+  /** Idempotency-Keys one client keeps; its oldest beyond that are forgotten. */
+  readonly idempotencyKeysPerClient: number;
+  /** OpenTelemetry tracing; undefined (off) unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  readonly tracing: TracingConfig | undefined;
 }
 
 /** Thrown when the environment does not describe a valid configuration; lists every problem found. */
@@ -54,58 +123,7 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const SECRETS = ['BASIC_AUTH_PASSWORD', 'BASIC_AUTH_PASSWORD_HASH', 'DATABASE_URL'];
-
-/** A reader's verdict on a value it cannot accept. */
-class Invalid {
-  constructor(readonly reason: string) {}
-}
-const invalid = (reason: string) => new Invalid(reason);
-type Reader<T> = (raw: string) => T | Invalid;
-
-/** `sqlite:<path>`, `sqlite::memory:` or `postgres://…`; the pool size is filled in by loadConfig. */
-const readDatabaseUrl: Reader<DatabaseConfig> = (raw) => {
-  if (raw.startsWith('sqlite:')) {
-    const filename = raw.slice('sqlite:'.length);
-    return filename === '' ? invalid('must name a file after "sqlite:"') : { kind: 'sqlite', filename };
-  }
-  if (/^postgres(ql)?:\/\//.test(raw)) {
-    return URL.canParse(raw) ? { kind: 'postgres', url: raw, poolSize: 0 } : invalid('is not a valid URL');
-  }
-  return invalid('must be sqlite:<path>, sqlite::memory: or postgres://user@host:port/database');
-};
-
-function integerIn(min: number, max: number): Reader<number> {
-  return (raw) =>
-    /^\d+$/.test(raw) && +raw >= min && +raw <= max ? +raw : invalid(`must be an integer from ${min} to ${max}`);
-}
-
-const readBoolean: Reader<boolean> = (raw) =>
-  raw === 'true' ? true : raw === 'false' ? false : invalid('must be true or false');
-
-const readBasePath: Reader<string> = (raw) =>
-  raw === '' || /^(\/[A-Za-z0-9._~-]+)+$/.test(raw)
-    ? raw
-    : invalid('must be empty or a path such as /v1 (no trailing slash)');
-
-const readNonEmpty: Reader<string> = (raw) => (raw === '' ? invalid('must not be empty') : raw);
-
-const readUsername: Reader<string> = (raw) =>
-  raw.includes(':') ? invalid('must not contain ":" (RFC 7617)') : readNonEmpty(raw);
-
-const readOrigins: Reader<readonly string[]> = (raw) => {
-  const origins = raw.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
-  const bad = origins.find((origin) => !URL.canParse(origin) || new URL(origin).origin !== origin);
-  return bad === undefined ? origins : invalid(`must be a comma-separated list of origins such as https://app.example.com (not ${JSON.stringify(bad)})`);
-};
-
-const readPasswordHash: Reader<PasswordHash> = (raw) =>
-  parsePasswordHash(raw) ?? invalid('must be an scrypt hash made by `npm run hash-password`');
-
-const readLogLevel: Reader<LogLevel> = (raw) =>
-  (LOG_LEVELS as readonly string[]).includes(raw)
-    ? (raw as LogLevel)
-    : invalid(`must be one of ${LOG_LEVELS.join(', ')}`);
+const SECRETS = ['BASIC_AUTH_PASSWORD', 'BASIC_AUTH_PASSWORD_HASH', 'DATABASE_URL', 'REDIS_URL'];
 
 /** Reads and validates the configuration; throws a ConfigError naming each bad or missing variable. */
 export function loadConfig(env: Env): Config {
@@ -140,25 +158,57 @@ export function loadConfig(env: Env): Config {
     port: read('PORT', integerIn(0, 65535), '3000'),
     host: read('HOST', readNonEmpty, '127.0.0.1'),
     database: database?.kind === 'postgres' ? { ...database, poolSize } : database,
+    storeTimeouts: {
+      statementMs: read('DATABASE_STATEMENT_TIMEOUT_MS', integerIn(100, 600_000), '5000'),
+      connectMs: read('DATABASE_CONNECT_TIMEOUT_MS', integerIn(100, 600_000), '5000'),
+      idleMs: read('DATABASE_IDLE_TIMEOUT_MS', integerIn(1000, 3_600_000), '30000'),
+      keepAliveMs: read('DATABASE_KEEPALIVE_MS', integerIn(0, 3_600_000), '10000'),
+    },
     basicAuth: { username: read('BASIC_AUTH_USERNAME', readUsername), secret: readSecret() },
     authThrottle: {
       maxFailures: read('AUTH_MAX_FAILURES', integerIn(1, 1_000_000), '10'),
       windowMs: read('AUTH_FAILURE_WINDOW_SECONDS', integerIn(1, 86_400), '900') * 1000,
     },
+    hashChecks: {
+      concurrency: read('AUTH_HASH_CONCURRENCY', integerIn(1, 64), '2'),
+      queue: read('AUTH_HASH_QUEUE', integerIn(0, 10_000), '32'),
+    },
+    writesPerMinute: read('RATE_LIMIT_WRITES_PER_MINUTE', integerIn(0, 100_000_000), '600'),
+    sharedLimits: {
+      redisUrl: env.REDIS_URL === undefined || env.REDIS_URL === '' ? undefined : read('REDIS_URL', readRedisUrl),
+      keyPrefix: read('RATE_LIMIT_KEY_PREFIX', readKeyPrefix, 'user-records'),
+      timeoutMs: read('RATE_LIMIT_STORE_TIMEOUT_MS', integerIn(10, 60_000), '500'),
+    },
     corsOrigins: read('CORS_ORIGINS', readOrigins, ''),
-    trustProxy: read('TRUST_PROXY', readBoolean, 'false'),
+    trustProxy: read('TRUST_PROXY', readHops, '0'),
     timeouts: {
       requestMs: read('REQUEST_TIMEOUT_MS', integerIn(1000, 3_600_000), '30000'),
       headersMs: read('HEADERS_TIMEOUT_MS', integerIn(500, 600_000), '10000'),
       keepAliveMs: read('KEEP_ALIVE_TIMEOUT_MS', integerIn(100, 600_000), '5000'),
       shutdownMs: read('SHUTDOWN_TIMEOUT_MS', integerIn(0, 600_000), '10000'),
+      sendMs: read('SEND_TIMEOUT_MS', integerIn(1000, 3_600_000), '30000'),
     },
     maxRequestsPerSocket: read('MAX_REQUESTS_PER_SOCKET', integerIn(1, 1_000_000), '1000'),
+    maxConnections: read('MAX_CONNECTIONS', integerIn(1, 1_000_000), '1000'),
+    maxConnectionsPerClient: read('MAX_CONNECTIONS_PER_CLIENT', integerIn(0, 1_000_000), '100'),
+    maxPipelinedRequests: read('MAX_PIPELINED_REQUESTS', integerIn(0, 10_000), '16'),
     basePath: read('BASE_PATH', readBasePath, ''),
     seedDemoData: read('SEED_DEMO_DATA', readBoolean, 'true'),
     logLevel: read('LOG_LEVEL', readLogLevel, 'info'),
     bodyLimitBytes: read('BODY_LIMIT_BYTES', integerIn(1, 10 * 1024 * 1024), '65536'),
-    workers: read('WORKERS', integerIn(1, 64), '1'),
+    workers: read('WORKERS', readWorkers(availableParallelism()), '1'),
+    idempotencyLockMs: read('IDEMPOTENCY_LOCK_SECONDS', integerIn(1, 3600), '30') * 1000,
+    idempotencyKeysPerClient: read('IDEMPOTENCY_KEYS_PER_CLIENT', integerIn(1, 1_000_000), '1000'),
+    // The variable names are OpenTelemetry's own, so that collectors' documentation applies as written.
+    tracing:
+      env.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+        ? undefined
+        : {
+            endpoint: read('OTEL_EXPORTER_OTLP_ENDPOINT', readHttpUrl),
+            serviceName: read('OTEL_SERVICE_NAME', readNonEmpty, 'user-records'),
+            exportDelayMs: read('OTEL_BSP_SCHEDULE_DELAY', integerIn(10, 60_000), '5000'),
+            exportTimeoutMs: read('OTEL_EXPORTER_OTLP_TIMEOUT', integerIn(100, 60_000), '10000'),
+          },
   };
   if (config.timeouts.headersMs > config.timeouts.requestMs) {
     problems.push('HEADERS_TIMEOUT_MS must not be larger than REQUEST_TIMEOUT_MS');

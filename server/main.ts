@@ -1,5 +1,7 @@
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { serveClusterLimits } from './http/limits/limiter-store.js';
+import { serveClusterMetrics } from './http/observability/cluster-metrics.js';
 import { createLogger, type Logger } from './logger.js';
 import { prepareStore, startServer } from './server.js';
 
@@ -16,7 +18,12 @@ function readConfig(): Config {
 }
 
 function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>, logger: Logger): void {
+  let stopping = false;
+  // Further signals while stopping are ignored: Ctrl-C in a terminal reaches the workers twice (from the
+  // terminal and from the primary), and the second must not cut the requests the first lets finish.
   const handle = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
     logger.info({ signal }, 'shutting down');
     stop(signal).then(
       () => process.exit(0),
@@ -26,8 +33,8 @@ function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>, logger: Logg
       },
     );
   };
-  process.once('SIGTERM', handle);
-  process.once('SIGINT', handle);
+  process.on('SIGTERM', handle);
+  process.on('SIGINT', handle);
 }
 
 /** One server in this process (also what each cluster worker runs). */
@@ -40,23 +47,40 @@ async function runServer(config: Config, logger: Logger): Promise<void> {
 /** The cluster primary: prepares the store once, then keeps `workers` server processes running. */
 async function runPrimary(config: Config, logger: Logger): Promise<void> {
   await prepareStore(config, logger);
+  // Workers without Redis or a shared store count their clients here (limiter-store.ts).
+  serveClusterLimits();
   let stopping = false;
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
-    logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');
+    logger.error({ workerPid: worker.process.pid, code, signal }, 'worker died; starting another');
     cluster.fork();
   });
+  serveClusterMetrics(logger);
   for (let i = 0; i < config.workers; i++) cluster.fork();
   onSignals(async (signal) => {
     stopping = true;
-    const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
-    await Promise.all(
-      workers.map((worker) => new Promise<void>((resolve) => {
-        worker.once('exit', () => resolve());
-        worker.process.kill(signal);
-      })),
-    );
+    await stopWorkers(signal, config.timeouts.shutdownMs + WORKER_EXIT_GRACE_MS, logger);
   }, logger);
+}
+
+/** How long past SHUTDOWN_TIMEOUT_MS a worker may take to close its store and exit before it is killed. */
+const WORKER_EXIT_GRACE_MS = 5000;
+
+/** Passes the signal on to every worker and waits for all to exit; one still running at the deadline is killed. */
+async function stopWorkers(signal: NodeJS.Signals, deadlineMs: number, logger: Logger): Promise<void> {
+  const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+  const deadline = setTimeout(() => {
+    for (const worker of workers.filter((w) => !w.isDead())) {
+      logger.error({ workerPid: worker.process.pid }, 'worker did not stop in time; killing it');
+      worker.process.kill('SIGKILL');
+    }
+  }, deadlineMs);
+  await Promise.all(workers.map((worker) => new Promise<void>((resolve) => {
+    if (worker.isDead()) return resolve();
+    worker.once('exit', () => resolve());
+    worker.process.kill(signal);
+  })));
+  clearTimeout(deadline);
 }
 
 const config = readConfig();

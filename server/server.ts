@@ -1,16 +1,23 @@
 import { createServer, type Server } from 'node:http';
+import type Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { seedDemoData } from './db/demo-data.js';
+import type { ConnectionFault } from './db/postgres-pool.js';
 import { createUserRepository } from './db/user.repository.js';
-import { createUserService } from './domain/user.service.js';
+import { createUserService, type UserService } from './domain/user.service.js';
 import { createHandlers } from './handlers/index.js';
 import { createApp } from './http/app.js';
 import { loadContract } from './http/contract/contract.js';
-import { createMetrics } from './http/observability/metrics.js';
+import { createServerMetrics } from './http/observability/cluster-metrics.js';
+import type { Metrics } from './http/observability/metrics.js';
+import { limitConnections } from './http/limits/connection-limits.js';
+import { createLimitReport } from './http/limits/limit-report.js';
+import { createLimiters } from './http/limits/limiter-store.js';
 import { answerClientError, MAX_HEADER_BYTES, refuseExpectation, refuseTunnel } from './http/protocol/raw-answers.js';
 import { createLogger, type Logger } from './logger.js';
+import { createTracing, type Tracing } from './tracing.js';
 
 /** How often expired idempotency keys are deleted. */
 const KEY_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
@@ -33,8 +40,17 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
-async function openPreparedDatabase(config: Config, logger: Logger): Promise<Database> {
-  const database = await openDatabase(config.database);
+/** Store connection faults are not tied to a request: each is logged (once per connection) and counted here. */
+function connectionFaults(logger: Logger, metrics?: Metrics): ConnectionFault {
+  return ({ code, message }) => {
+    logger.warn({ code, message }, 'store connection failed; it is discarded and replaced when needed');
+    metrics?.storeConnectionFault(code);
+  };
+}
+
+async function openPreparedDatabase(config: Config, logger: Logger, metrics?: Metrics, tracing?: Tracing): Promise<Database> {
+  const onQuery = tracing?.onQuery;
+  const database = await openDatabase(config.database, { timeouts: config.storeTimeouts, onConnectionFault: connectionFaults(logger, metrics), ...(onQuery ? { onQuery } : {}) });
   try {
     if (config.seedDemoData && (await seedDemoData(database.db, new Date().toISOString()))) {
       logger.info('seeded the empty store with 12 demo users');
@@ -60,47 +76,98 @@ async function drain(http: Server, deadlineMs: number): Promise<void> {
   clearTimeout(deadline);
 }
 
+/** The node:http server with its timeouts, and the answers it gives before a request reaches Koa. */
+function createHttpServer(timeouts: Config['timeouts'], app: Koa): Server {
+  const http = createServer(
+    {
+      requestTimeout: timeouts.requestMs,
+      headersTimeout: timeouts.headersMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      maxHeaderSize: MAX_HEADER_BYTES,
+      // Checked by requestHygiene, so that the answer is problem+json like every other.
+      requireHostHeader: false,
+      // How often Node looks for requests past their timeouts (30 s by default, too coarse for slowloris).
+      connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
+    },
+    app.callback(),
+  );
+  http.on('clientError', answerClientError);
+  http.on('connect', refuseTunnel);
+  http.on('checkExpectation', refuseExpectation);
+  return http;
+}
+
+/** Sweeps expired idempotency keys now and every hour, until stopped (a sweep in progress stops too). */
+function startKeySweeper(users: UserService, logger: Logger): { stop(): void } {
+  const stopSweeping = new AbortController();
+  const sweep = () =>
+    users
+      .sweepExpiredKeys(stopSweeping.signal)
+      .then((swept) => swept > 0 && logger.info({ swept }, 'swept expired idempotency keys'))
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not sweep idempotency keys'));
+  void sweep();
+  const sweeper = setInterval(sweep, KEY_SWEEP_INTERVAL_MS).unref();
+  return {
+    stop() {
+      clearInterval(sweeper);
+      stopSweeping.abort();
+    },
+  };
+}
+
+/** Exports of spans that failed (a collector down or refusing): counted each, logged at most once a minute. */
+function exportFailures(logger: Logger, metrics: Metrics): (error: unknown) => void {
+  let lastLogged = -Infinity;
+  return (error) => {
+    metrics.tracingExportFailed();
+    if (Date.now() - lastLogged < 60_000) return;
+    lastLogged = Date.now();
+    logger.warn({ err: error }, 'could not export trace spans; they are dropped, requests are not affected');
+  };
+}
+
 /** Opens the store, wires the layers together and starts listening. */
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   const contract = loadContract();
-  const database = await openPreparedDatabase(config, logger);
+  const { metrics, render: renderMetrics, stop: stopSharingMetrics } = createServerMetrics();
+  const tracing = createTracing(config.tracing, config.database.kind, exportFailures(logger, metrics));
+  const database = await openPreparedDatabase(config, logger, metrics, tracing);
+  const limiters = await createLimiters(config, database.sharedCounters, { logger, metrics });
   try {
-    const users = createUserService(createUserRepository(database));
-    const metrics = createMetrics();
-    const handlers = createHandlers({ users, basePath: config.basePath, renderMetrics: metrics.render });
+    const users = createUserService(createUserRepository(database), {
+      idempotencyLockMs: config.idempotencyLockMs,
+      keysPerClient: config.idempotencyKeysPerClient,
+    });
+    const handlers = createHandlers({ users, basePath: config.basePath, renderMetrics });
     const lifecycle = { closing: false };
     const { timeouts } = config;
-    const app = createApp({ config, contract, handlers, logger, metrics, lifecycle });
-    const http = createServer(
-      {
-        requestTimeout: timeouts.requestMs,
-        headersTimeout: timeouts.headersMs,
-        keepAliveTimeout: timeouts.keepAliveMs,
-        maxHeaderSize: MAX_HEADER_BYTES,
-        // Checked by requestHygiene, so that the answer is problem+json like every other.
-        requireHostHeader: false,
-        // How often Node looks for requests past their timeouts (30 s by default, too coarse for slowloris).
-        connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
-      },
-      app.callback(),
-    );
-    http.on('clientError', answerClientError);
-    http.on('connect', refuseTunnel);
-    http.on('checkExpectation', refuseExpectation);
+    const limitReport = createLimitReport(logger, metrics);
+    const app = createApp({ config, contract, handlers, logger, metrics, tracing, lifecycle, limitReport, limiters });
+    const http = createHttpServer(timeouts, app);
+    const limits = {
+      maxConnections: config.maxConnections,
+      // Behind trusted proxies every socket is a proxy's: the proxies' own per-client limits apply there.
+      maxConnectionsPerClient: config.trustProxy > 0 ? 0 : config.maxConnectionsPerClient,
+      sendTimeoutMs: timeouts.sendMs,
+    };
+    const connectionLimits = limitConnections(http, limits, { report: limitReport, metrics, logger });
     const port = await listen(http, config.port, config.host);
-    const sweep = () => users.sweepExpiredKeys().catch((error: unknown) => logger.warn({ err: error }, 'could not sweep idempotency keys'));
-    void sweep();
-    const sweeper = setInterval(sweep, KEY_SWEEP_INTERVAL_MS).unref();
+    const sweeper = startKeySweeper(users, logger);
     const close = async () => {
       lifecycle.closing = true;
-      clearInterval(sweeper);
+      sweeper.stop();
       await drain(http, timeouts.shutdownMs);
-      await database.close();
+      connectionLimits.stop();
+      await limiters.close();
+      await Promise.all([database.close(), tracing.shutdown()]);
+      stopSharingMetrics();
     };
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     return { url: `http://${host}:${port}${config.basePath}`, port, database, logger, close };
   } catch (error) {
-    await database.close();
+    await limiters.close();
+    stopSharingMetrics();
+    await Promise.all([database.close(), tracing.shutdown()]);
     throw error;
   }
 }

@@ -39,6 +39,8 @@ export interface RequestOf<Id extends OperationId> {
   readonly header: Defined<operations[Id]['parameters']['header']>;
   readonly body: JsonContent<operations[Id]['requestBody']>;
   readonly principal: Id extends SecuredOperationId ? Principal : undefined;
+  /** Who sent the request: its normalised address, as the per-client limits count it. */
+  readonly client: string;
 }
 
 type ResponseContent<R> = R extends { content: infer C } ? C[keyof C] : undefined;
@@ -60,8 +62,9 @@ export interface UserRecordsHandlers {
   /** GET /metrics: Metrics in the Prometheus text format */
   getMetrics(request: RequestOf<'getMetrics'>): Promise<
     | Reply<'getMetrics', 200>
+    | Reply<'getMetrics', 503>
   >;
-  /** GET /readyz: Readiness - the store answers, so requests can be served */
+  /** GET /readyz: Readiness - a request sent now would be served */
   getReadiness(request: RequestOf<'getReadiness'>): Promise<
     | Reply<'getReadiness', 200>
     | Reply<'getReadiness', 503>
@@ -71,12 +74,14 @@ export interface UserRecordsHandlers {
     | Reply<'getDemoProtectedResource', 200>
     | Reply<'getDemoProtectedResource', 401>
     | Reply<'getDemoProtectedResource', 429>
+    | Reply<'getDemoProtectedResource', 503>
   >;
   /** GET /protected-resource: Read the protected resource */
   getProtectedResource(request: RequestOf<'getProtectedResource'>): Promise<
     | Reply<'getProtectedResource', 200>
     | Reply<'getProtectedResource', 401>
     | Reply<'getProtectedResource', 429>
+    | Reply<'getProtectedResource', 503>
   >;
   /** POST /api/users: Create a user from a full name and an e-mail address (shape A) */
   createDemoUser(request: RequestOf<'createDemoUser'>): Promise<
@@ -86,6 +91,7 @@ export interface UserRecordsHandlers {
     | Reply<'createDemoUser', 413>
     | Reply<'createDemoUser', 415>
     | Reply<'createDemoUser', 422>
+    | Reply<'createDemoUser', 429>
     | Reply<'createDemoUser', 503>
   >;
   /** DELETE /api/users/{id}: Delete a user (shape A) */
@@ -94,6 +100,7 @@ export interface UserRecordsHandlers {
     | Reply<'deleteDemoUser', 400>
     | Reply<'deleteDemoUser', 404>
     | Reply<'deleteDemoUser', 412>
+    | Reply<'deleteDemoUser', 429>
     | Reply<'deleteDemoUser', 503>
   >;
   /** GET /api/users/{id}: Get one user, wrapped in `data` (shape A) */
@@ -118,6 +125,7 @@ export interface UserRecordsHandlers {
     | Reply<'replaceDemoUser', 413>
     | Reply<'replaceDemoUser', 415>
     | Reply<'replaceDemoUser', 422>
+    | Reply<'replaceDemoUser', 429>
     | Reply<'replaceDemoUser', 503>
   >;
   /** POST /users: Create a user (shape B) */
@@ -128,6 +136,7 @@ export interface UserRecordsHandlers {
     | Reply<'createUser', 413>
     | Reply<'createUser', 415>
     | Reply<'createUser', 422>
+    | Reply<'createUser', 429>
     | Reply<'createUser', 503>
   >;
   /** DELETE /users/{id}: Delete a user (shape B) */
@@ -136,6 +145,7 @@ export interface UserRecordsHandlers {
     | Reply<'deleteUser', 400>
     | Reply<'deleteUser', 404>
     | Reply<'deleteUser', 412>
+    | Reply<'deleteUser', 429>
     | Reply<'deleteUser', 503>
   >;
   /** GET /users/{id}: Get one user (shape B) */
@@ -159,6 +169,7 @@ export interface UserRecordsHandlers {
     | Reply<'replaceUser', 413>
     | Reply<'replaceUser', 415>
     | Reply<'replaceUser', 422>
+    | Reply<'replaceUser', 429>
     | Reply<'replaceUser', 503>
   >;
 }

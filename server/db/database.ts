@@ -1,28 +1,19 @@
 import { mkdirSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import {
-  CompiledQuery,
-  Kysely,
-  Migrator,
-  PostgresDialect,
-  sql,
-  SqliteAdapter,
-  SqliteDialect,
-  SqliteDriver,
-  type DatabaseConnection,
-  type Dialect,
-  type DialectAdapter,
-  type Driver,
-  type SqliteDialectConfig,
-} from 'kysely';
-import pg from 'pg';
-import type { DatabaseConfig } from '../config.js';
+import { Kysely, Migrator, PostgresDialect, sql, type Dialect, type KyselyConfig } from 'kysely';
+import type { QueryEvent } from '../tracing.js';
+import type { DatabaseConfig, StoreTimeouts } from '../config.js';
 import { groupCommit, type Write } from './group-commit.js';
 import { migrationProvider, type SqlFlavour } from './migrations/index.js';
+import { postgresOutage, sqliteOutage, StoreFault } from './outage.js';
+import { createPostgresPool, type ConnectionFault } from './postgres-pool.js';
+import { MultiProcessSqliteDialect, withStatementCache } from './sqlite-dialect.js';
+import { postgresCounters, type SharedCounters } from './shared-counters.js';
 import type { Tables } from './tables.js';
 
-// The only module that names a SQL dialect.
+// The only module that names a SQL dialect (with the modules it imports from this folder).
 
 /** An open database with its schema migrated, and a way to tell outages from bugs. */
 export interface Database {
@@ -30,124 +21,86 @@ export interface Database {
   readonly db: Kysely<Tables>;
   /** Runs a unit of writes; it resolves once its changes are durable. All writes go through it. */
   readonly write: Write;
-  /** True for errors that mean the store cannot answer now (down, locked, I/O, closed), not that the query is wrong. */
-  isUnavailable(error: unknown): boolean;
+  /** The outage code of an error that means the store cannot answer now (down, killed, timed out, disk full, closed); undefined for a bug. */
+  outage(error: unknown): string | undefined;
+  /** Resolves when a request would find the store working: it answers a query, and (SQLite) its disk has room. */
+  probe(): Promise<void>;
+  /** Per-client counts every instance on this store shares; undefined where the store is one machine's (SQLite). */
+  readonly sharedCounters: SharedCounters | undefined;
   close(): Promise<void>;
+}
+
+/** How to open the store: its bounds, whom to tell when a connection fails, and when each query ends (tracing). */
+export interface OpenOptions {
+  readonly timeouts?: StoreTimeouts;
+  readonly onConnectionFault?: ConnectionFault;
+  readonly onQuery?: (event: QueryEvent) => void;
+}
+
+/** Kysely's log hook, called as each query ends (in the async context of the request that ran it). */
+function queryLog(onQuery: (event: QueryEvent) => void): KyselyConfig['log'] {
+  return (event) => onQuery({ sql: event.query.sql, durationMs: event.queryDurationMillis, failed: event.level === 'error' });
 }
 
 interface DialectSupport {
   readonly dialect: Dialect;
   readonly flavour: SqlFlavour;
-  isUnavailable(error: unknown): boolean;
+  outage(error: unknown): string | undefined;
+  /** Checks beyond `select 1` that tell whether writes would succeed. */
+  checkRoom(): Promise<void>;
   /** How units of writes run: in a transaction each, or committed together. */
   writer(db: Kysely<Tables>): Write;
   /** Schema that holds Kysely's migration tables, when the dialect has schemas. */
   migrationSchema(db: Kysely<Tables>): Promise<string | undefined>;
+  readonly sharedCounters: SharedCounters | undefined;
 }
 
-const SQLITE_OUTAGE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL)/;
-// Class 08 connection exceptions, 53 insufficient resources, 57P0x shutdown (https://www.postgresql.org/docs/current/errcodes-appendix.html).
-const POSTGRES_OUTAGE = /^(08|53|57P0)/;
-const NETWORK_OUTAGE = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|EHOSTUNREACH|EPIPE|EAI_AGAIN)$/;
-const CLOSED = /database connection is not open|driver has already been destroyed|Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end/i;
-
-function errorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : '';
-}
-
-function isClosed(error: unknown): boolean {
-  return error instanceof Error && CLOSED.test(error.message);
-}
+const DEFAULT_TIMEOUTS: StoreTimeouts = { statementMs: 5000, connectMs: 5000, idleMs: 30_000, keepAliveMs: 10_000 };
 
 /**
- * Several processes may share one SQLite file (WORKERS, or instances started at once). In WAL mode a
- * transaction that starts as a reader cannot become a writer once another process has written: SQLite
- * answers SQLITE_BUSY at once instead of waiting. `BEGIN IMMEDIATE` takes the write lock first, so
- * busy_timeout applies and the transaction sees the latest data (https://www.sqlite.org/lang_transaction.html).
+ * Free space below which an SQLite store is reported not ready: a commit appends pages to the WAL, and a
+ * checkpoint copies them into the database file, so a nearly full disk fails writes (SQLITE_FULL) first.
  */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
+export const MIN_FREE_BYTES = 1024 * 1024;
+
+/** statfs is one cheap system call, so readiness can check it on every poll, however often it is polled. */
+async function checkFreeSpace(filename: string): Promise<void> {
+  if (filename === ':memory:') return;
+  const { bavail, bsize } = await statfs(dirname(filename));
+  if (bavail * bsize < MIN_FREE_BYTES) throw new StoreFault('SQLITE_FULL', 'the disk of the SQLite database is nearly full');
 }
 
-/** Kysely runs SQLite migrations outside a transaction; SQLite has transactional DDL, so use it. */
-class TransactionalDdlSqliteAdapter extends SqliteAdapter {
-  override get supportsTransactionalDdl(): boolean {
-    return true;
-  }
-}
-
-class MultiProcessSqliteDialect extends SqliteDialect {
-  constructor(private readonly settings: SqliteDialectConfig) {
-    super(settings);
-  }
-
-  override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.settings);
-  }
-
-  override createAdapter(): DialectAdapter {
-    return new TransactionalDdlSqliteAdapter();
-  }
-}
-
-/** Prepared statements kept per SQL text; Kysely's driver would prepare every statement anew on each query. */
-const STATEMENT_CACHE_SIZE = 256;
-
-/**
- * better-sqlite3 wrapped so that `prepare` returns a cached statement for SQL it has seen: preparing was a
- * sixth of the CPU time of a GET (bench/, --cpu-prof). The SQL texts are few (values are parameters); the
- * cache is bounded anyway, dropping the oldest statement first.
- */
-function withStatementCache(database: SqliteDatabase.Database): SqliteDialectConfig['database'] {
-  const statements = new Map<string, SqliteDatabase.Statement>();
-  return {
-    close: () => database.close(),
-    prepare(sql: string) {
-      let statement = statements.get(sql);
-      if (!statement) {
-        statement = database.prepare(sql);
-        statements.set(sql, statement);
-        if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
-      }
-      return statement;
-    },
-  } as SqliteDialectConfig['database'];
-}
-
-function sqlite(filename: string): DialectSupport {
+function sqlite(filename: string, timeouts: StoreTimeouts): DialectSupport {
   if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
   const database = new SqliteDatabase(filename);
   // WAL lets readers run beside the writer; FULL syncs the log on every commit, so an acknowledged write
   // survives a power loss as well as a crash (https://www.sqlite.org/pragma.html#pragma_synchronous).
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${timeouts.statementMs}`);
   return {
-    dialect: new MultiProcessSqliteDialect({ database: withStatementCache(database) }),
+    dialect: new MultiProcessSqliteDialect({ database: withStatementCache(database) }, database),
     // AUTOINCREMENT: an id, once deleted, is never handed out again (https://www.sqlite.org/autoinc.html).
     flavour: { generatedIntegerKey: (column) => column.autoIncrement() },
-    isUnavailable: (error) => SQLITE_OUTAGE.test(errorCode(error)) || isClosed(error),
+    outage: sqliteOutage,
+    checkRoom: () => checkFreeSpace(filename),
     // One connection and an fsync per commit: concurrent writes share commits (see group-commit.ts).
     writer: groupCommit,
     migrationSchema: async () => undefined,
+    sharedCounters: undefined,
   };
 }
 
-function postgres(url: string, poolSize: number): DialectSupport {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000 });
-  // An idle client that loses its connection must not crash the process; the next query reports the outage.
-  pool.on('error', () => {});
+function postgres(url: string, poolSize: number, timeouts: StoreTimeouts, onFault: ConnectionFault): DialectSupport {
+  const pool = createPostgresPool(url, poolSize, timeouts, onFault);
   return {
     dialect: new PostgresDialect({ pool }),
+    sharedCounters: postgresCounters(pool),
     // Identity columns are sequences: ids are never reused, even after a rollback or a delete.
     flavour: { generatedIntegerKey: (column) => column.generatedByDefaultAsIdentity() },
-    isUnavailable: (error) => {
-      const code = errorCode(error);
-      return POSTGRES_OUTAGE.test(code) || NETWORK_OUTAGE.test(code) || isClosed(error);
-    },
+    outage: postgresOutage,
+    // The server's disk is not ours to see; a full one fails writes with 53100, which readiness hears of.
+    checkRoom: async () => {},
     // Each statement commits on its own unless the unit must be atomic: a transaction would add two round
     // trips. Concurrent commits on the pool's connections share WAL flushes in the server itself.
     writer: (db) => (work, options) => (options?.atomic ? db.transaction().execute(work) : work(db)),
@@ -162,10 +115,16 @@ function postgres(url: string, poolSize: number): DialectSupport {
   };
 }
 
+function dialectSupport(config: DatabaseConfig, { timeouts = DEFAULT_TIMEOUTS, onConnectionFault = () => {} }: OpenOptions): DialectSupport {
+  return config.kind === 'sqlite'
+    ? sqlite(config.filename, timeouts)
+    : postgres(config.url, config.poolSize, timeouts, onConnectionFault);
+}
+
 /** Opens the database named by the configuration and brings its schema up to date. */
-export async function openDatabase(config: DatabaseConfig): Promise<Database> {
-  const support = config.kind === 'sqlite' ? sqlite(config.filename) : postgres(config.url, config.poolSize);
-  const db = new Kysely<Tables>({ dialect: support.dialect });
+export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
+  const support = dialectSupport(config, options);
+  const db = new Kysely<Tables>({ dialect: support.dialect, ...(options.onQuery ? { log: queryLog(options.onQuery) } : {}) });
   try {
     const migrationTableSchema = await support.migrationSchema(db);
     const provider = migrationProvider(support.flavour);
@@ -175,5 +134,10 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     await db.destroy();
     throw new Error(`Could not prepare the database: ${(error as Error).message}`, { cause: error });
   }
-  return { kind: config.kind, db, write: support.writer(db), isUnavailable: support.isUnavailable, close: () => db.destroy() };
+  const probe = async () => {
+    await sql`select 1`.execute(db);
+    await support.checkRoom();
+  };
+  const { sharedCounters } = support;
+  return { kind: config.kind, db, write: support.writer(db), outage: support.outage, probe, sharedCounters, close: () => db.destroy() };
 }

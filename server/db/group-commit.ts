@@ -25,6 +25,20 @@ interface Pending {
 type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
 
 /**
+ * Rolls one unit back to its savepoint. After SQLITE_FULL or IOERR, SQLite may have rolled the whole
+ * transaction back itself, savepoints included: then the batch fails with the unit's own error (an outage,
+ * 503), not with "no such savepoint" (a 500), and every unit of the batch gets it, as none was committed.
+ */
+async function undoUnit(trx: Kysely<Tables>, error: unknown): Promise<void> {
+  try {
+    await sql`rollback to unit`.execute(trx);
+    await sql`release unit`.execute(trx);
+  } catch {
+    throw error;
+  }
+}
+
+/**
  * Group commit, for a store whose every commit waits for the disk (SQLite with synchronous=FULL): units of
  * writes that arrive in the same turn of the event loop run one after the other in one transaction, each
  * in a savepoint of its own, and share one commit and so one fsync.
@@ -48,8 +62,7 @@ export function groupCommit(db: Kysely<Tables>): Write {
             await sql`release unit`.execute(trx);
             outcomes.push({ ok: true, value });
           } catch (error) {
-            await sql`rollback to unit`.execute(trx);
-            await sql`release unit`.execute(trx);
+            await undoUnit(trx, error);
             outcomes.push({ ok: false, error });
           }
         }

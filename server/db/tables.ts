@@ -25,6 +25,10 @@ export interface IdempotencyKeysTable {
   outcome: string | null;
   user_id: number | null;
   locked_until: string;
+  /** The token of the request that holds the key; null on rows written before owners were recorded. */
+  owner: string | null;
+  /** The client (its normalised address) that used the key; null on rows written before clients were recorded. */
+  client: string | null;
   expires_at: string;
   created_at: string;
 }

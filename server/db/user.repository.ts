@@ -1,8 +1,10 @@
 import { sql, type Compilable, type Kysely } from 'kysely';
-import { StoreUnavailableError } from '../domain/errors.js';
 import type { ChangeResult, UserRepository, VersionCondition } from '../domain/user-repository.js';
+import { nextTurn } from '../domain/next-turn.js';
 import type { User, UserFields } from '../domain/user.js';
 import type { Database } from './database.js';
+import { createIdempotencyKeyQueries } from './idempotency-key.queries.js';
+import { createStoreGuard } from './store-guard.js';
 import type { Tables, UserRow } from './tables.js';
 
 /** Maps a stored row to the domain record: the one place that knows the column names. */
@@ -40,16 +42,9 @@ async function whyUnchanged(db: Kysely<Tables>, id: number): Promise<ChangeResul
 }
 
 /** The user repository over Kysely; store outages surface as StoreUnavailableError. */
-export function createUserRepository({ db, write, isUnavailable }: Database): UserRepository {
-  async function guard<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      throw isUnavailable(error) ? new StoreUnavailableError({ cause: error }) : error;
-    }
-  }
-  /** A unit of writes through the store's writer, with outages translated. */
-  const writing: typeof write = (work, options) => guard(() => write(work, options));
+export function createUserRepository(database: Database): UserRepository {
+  const { db } = database;
+  const { guard, writing, ready } = createStoreGuard(database);
   const users = () => db.selectFrom('users').selectAll();
   const selectById = compiledOnce(users().where('id', '=', 0));
   const selectSlice = compiledOnce(users().where('id', '>', 0).orderBy('id').limit(0));
@@ -77,10 +72,7 @@ export function createUserRepository({ db, write, isUnavailable }: Database): Us
   const versions = (condition: VersionCondition) => (condition === 'any' ? [] : condition);
 
   return {
-    ping: () =>
-      guard(async () => {
-        await sql`select 1`.execute(db);
-      }),
+    ping: ready,
     create: (fields, now) => writing((trx) => insertUser(trx, fields, now)),
     findById: (id) =>
       guard(async () => {
@@ -101,6 +93,9 @@ export function createUserRepository({ db, write, isUnavailable }: Database): Us
         rows.reverse();
         for (let row = rows.pop(); row !== undefined; row = rows.pop()) yield toUser(row);
         if (!more) return;
+        // better-sqlite3 answers synchronously, so a list of 1M users never gave the event loop back: one
+        // list stalled every other request for 4.5 s. Each slice now waits for a turn of its own.
+        await nextTurn();
       }
     },
     listSlice: (offset, limit) =>
@@ -135,49 +130,6 @@ export function createUserRepository({ db, write, isUnavailable }: Database): Us
           .executeTakeFirst();
         return Number(result.numDeletedRows) > 0 ? { outcome: 'done' as const, value: undefined } : whyUnchanged(trx, id);
       }),
-
-    claimKey: (key, fingerprint, { now, lockedUntil, expiresAt }) =>
-      writing(async (trx) => {
-        await trx.deleteFrom('idempotency_keys').where('key', '=', key).where('expires_at', '<=', now).execute();
-        const inserted = await trx
-          .insertInto('idempotency_keys')
-          .values({ key, fingerprint, state: 'in-flight', locked_until: lockedUntil, expires_at: expiresAt, created_at: now })
-          .onConflict((oc) => oc.column('key').doNothing())
-          .executeTakeFirst();
-        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { claimed: true as const };
-        const row = await trx.selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
-        const record = { fingerprint: row.fingerprint, state: row.state, outcome: row.outcome, lockedUntil: row.locked_until };
-        return { claimed: false as const, record };
-      }),
-    takeOverKey: (key, expiredLock, lockedUntil) =>
-      writing(async (trx) => {
-        const result = await trx
-          .updateTable('idempotency_keys')
-          .set({ locked_until: lockedUntil })
-          .where('key', '=', key)
-          .where('state', '=', 'in-flight')
-          .where('locked_until', '=', expiredLock)
-          .executeTakeFirst();
-        return Number(result.numUpdatedRows) > 0;
-      }),
-    createWithKey: (fields, now, key, render) => {
-      const createAndRecord = async (trx: Kysely<Tables>) => {
-        const user = await insertUser(trx, fields, now);
-        const outcome = render(user);
-        await trx
-          .updateTable('idempotency_keys')
-          .set({ state: 'done', outcome: JSON.stringify(outcome), user_id: user.id })
-          .where('key', '=', key)
-          .executeTakeFirstOrThrow();
-        return outcome;
-      };
-      return writing(createAndRecord, { atomic: true });
-    },
-    releaseKey: (key) =>
-      writing(async (trx) => {
-        await trx.deleteFrom('idempotency_keys').where('key', '=', key).where('state', '=', 'in-flight').execute();
-      }),
-    deleteExpiredKeys: (now) =>
-      writing(async (trx) => Number((await trx.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst()).numDeletedRows)),
+    ...createIdempotencyKeyQueries(writing, insertUser),
   };
 }

@@ -53,8 +53,11 @@ export class IdempotencyKeyInFlightError extends DomainError {
 /** The store cannot be reached or cannot answer; the request may succeed later. */
 export class StoreUnavailableError extends DomainError {
   readonly kind = 'store-unavailable';
-  constructor(options?: { cause?: unknown }) {
+  /** The store's own code for the fault (e.g. `57P01`, `SQLITE_FULL`, `QUERY_TIMEOUT`), for logs. */
+  readonly code: string;
+  constructor(options?: { cause?: unknown; code?: string }) {
     super('The store is unavailable; try again later.', options);
     this.name = 'StoreUnavailableError';
+    this.code = options?.code ?? 'UNKNOWN';
   }
 }

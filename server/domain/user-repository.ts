@@ -18,8 +18,12 @@ export interface IdempotencyRecord {
   readonly lockedUntil: string;
 }
 
-/** Timestamps of an idempotency key (ISO 8601). */
-export interface KeyTimes {
+/** A claim on an idempotency key: who holds it, and its timestamps (ISO 8601). */
+export interface KeyClaim {
+  /** A token only the claiming request knows; it must still hold the key when it commits. */
+  readonly owner: string;
+  /** Who sent the request (its normalised address); each client keeps a bounded number of keys. */
+  readonly client: string;
   readonly now: string;
   readonly lockedUntil: string;
   readonly expiresAt: string;
@@ -27,7 +31,7 @@ export interface KeyTimes {
 
 /** Storage of user records. Implementations translate store outages into StoreUnavailableError. */
 export interface UserRepository {
-  /** Resolves when the store answers a trivial query; StoreUnavailableError otherwise. */
+  /** Resolves when a request would find the store working (it answers, has room, writes succeed); StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   create(fields: UserFields, now: string): Promise<User>;
   findById(id: number): Promise<User | undefined>;
@@ -39,14 +43,20 @@ export interface UserRepository {
   replace(id: number, fields: UserFields, now: string, condition: VersionCondition): Promise<ChangeResult<User>>;
   delete(id: number, condition: VersionCondition): Promise<ChangeResult<undefined>>;
 
-  /** Claims an idempotency key (expired ones count as absent); or returns the record that holds it. */
-  claimKey(key: string, fingerprint: string, times: KeyTimes): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }>;
+  /**
+   * Claims an idempotency key (expired ones count as absent), forgetting the client's oldest keys beyond
+   * `keysPerClient`; or returns the record that holds the key.
+   */
+  claimKey(key: string, fingerprint: string, claim: KeyClaim, keysPerClient: number): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }>;
   /** Takes over a key whose holder stopped before finishing (its lock ran out); false if another was faster. */
-  takeOverKey(key: string, expiredLock: string, lockedUntil: string): Promise<boolean>;
-  /** In one transaction: creates the user and stores the response rendered from it as the key's outcome. */
-  createWithKey<R>(fields: UserFields, now: string, key: string, render: (user: User) => R): Promise<R>;
-  /** Gives up a claimed key whose request failed, so that a retry can run. */
-  releaseKey(key: string): Promise<void>;
-  /** Deletes expired keys; returns how many. */
-  deleteExpiredKeys(now: string): Promise<number>;
+  takeOverKey(key: string, expiredLock: string, claim: KeyClaim): Promise<boolean>;
+  /**
+   * In one transaction: creates the user and stores the response rendered from it as the key's outcome,
+   * provided `owner` still holds the key; otherwise nothing is stored and IdempotencyKeyInFlightError is thrown.
+   */
+  createWithKey<R>(fields: UserFields, now: string, key: string, owner: string, render: (user: User) => R): Promise<R>;
+  /** Gives up a key this owner claimed and whose request failed, so that a retry can run. */
+  releaseKey(key: string, owner: string): Promise<void>;
+  /** Deletes at most `limit` expired keys; returns how many. */
+  deleteExpiredKeys(now: string, limit: number): Promise<number>;
 }

@@ -1,23 +1,31 @@
+import { randomUUID } from 'node:crypto';
 import {
   IdempotencyKeyInFlightError,
   IdempotencyKeyReusedError,
   PreconditionFailedError,
   UserNotFoundError,
 } from './errors.js';
-import type { ChangeResult, UserRepository, VersionCondition } from './user-repository.js';
+import { nextTurn } from './next-turn.js';
+import type { ChangeResult, KeyClaim, UserRepository, VersionCondition } from './user-repository.js';
 import type { User, UserFields, UserPage } from './user.js';
 
-/** How long a create may hold its idempotency key before a retry may take it over. */
+/** How long a create may hold its idempotency key before a retry may take it over, unless configured. */
 export const IDEMPOTENCY_LOCK_MS = 30_000;
 /** How long an idempotency key and its stored response are kept. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
+/** How many keys one client keeps, unless configured: past it, its oldest are forgotten. */
+export const IDEMPOTENCY_KEYS_PER_CLIENT = 1000;
 /** Rows read per query when streaming the whole collection. */
 export const STREAM_SLICE_SIZE = 500;
+/** Expired idempotency keys deleted per statement: a few milliseconds of store time each. */
+export const KEY_SWEEP_BATCH_SIZE = 1000;
 
-/** A create made safe to retry: the key, and a digest of the request it was first used for. */
+/** A create made safe to retry: the key, a digest of the request it was first used for, and who sent it. */
 export interface IdempotentRequest {
   readonly key: string;
   readonly fingerprint: string;
+  /** The client's normalised address: each client keeps at most `keysPerClient` keys. */
+  readonly client: string;
 }
 
 /** The operations on user records that both wire shapes share. */
@@ -33,8 +41,8 @@ export interface UserService {
   listPage(page: number, perPage: number): Promise<UserPage>;
   replace(id: number, fields: UserFields, condition?: VersionCondition): Promise<User>;
   remove(id: number, condition?: VersionCondition): Promise<void>;
-  /** Forgets idempotency keys past their time; returns how many. */
-  sweepExpiredKeys(): Promise<number>;
+  /** Forgets idempotency keys past their time, in batches, until done or `stop` aborts; returns how many. */
+  sweepExpiredKeys(stop?: AbortSignal): Promise<number>;
 }
 
 /** Returns the current instant; injectable so that tests can pin time. */
@@ -50,19 +58,30 @@ function settle<T>(id: number, result: ChangeResult<T>): T {
   return result.value;
 }
 
+/** Settings of the user service. */
+export interface UserServiceOptions {
+  /** How long a create may hold its idempotency key before a retry may take it over. */
+  readonly idempotencyLockMs?: number;
+  /** How many idempotency keys one client keeps; its oldest beyond that are forgotten. */
+  readonly keysPerClient?: number;
+  readonly clock?: Clock;
+}
+
 /** Builds the user service over a repository. */
-export function createUserService(repository: UserRepository, clock: Clock = systemClock): UserService {
+export function createUserService(repository: UserRepository, options: UserServiceOptions = {}): UserService {
+  const { idempotencyLockMs = IDEMPOTENCY_LOCK_MS, keysPerClient = IDEMPOTENCY_KEYS_PER_CLIENT, clock = systemClock } = options;
   const now = () => clock().toISOString();
 
-  async function claim(request: IdempotentRequest, at: Date) {
-    const times = { now: at.toISOString(), lockedUntil: later(at, IDEMPOTENCY_LOCK_MS), expiresAt: later(at, IDEMPOTENCY_KEY_TTL_MS) };
-    const attempt = await repository.claimKey(request.key, request.fingerprint, times);
+  /** Claims the key for `claim.owner`; returns the stored outcome instead when the key is done already. */
+  async function holdKey(request: IdempotentRequest, claim: KeyClaim) {
+    const attempt = await repository.claimKey(request.key, request.fingerprint, claim, keysPerClient);
     if (attempt.claimed) return undefined;
     const { record } = attempt;
     if (record.fingerprint !== request.fingerprint) throw new IdempotencyKeyReusedError();
     if (record.state === 'done') return record.outcome;
-    // The holder may have died before finishing; once its lock has run out, this request may take over.
-    if (record.lockedUntil > times.now || !(await repository.takeOverKey(request.key, record.lockedUntil, times.lockedUntil))) {
+    // The holder may have died before finishing; once its lock has run out, this request may take over. If
+    // the holder was only slow, it finds the key no longer its own when it commits (see createWithKey).
+    if (record.lockedUntil > claim.now || !(await repository.takeOverKey(request.key, record.lockedUntil, claim))) {
       throw new IdempotencyKeyInFlightError();
     }
     return undefined;
@@ -73,12 +92,13 @@ export function createUserService(repository: UserRepository, clock: Clock = sys
     create: (fields) => repository.create(fields, now()),
     async createOnce(fields, request, render) {
       const at = clock();
-      const stored = await claim(request, at);
+      const keyClaim = { owner: randomUUID(), client: request.client, now: at.toISOString(), lockedUntil: later(at, idempotencyLockMs), expiresAt: later(at, IDEMPOTENCY_KEY_TTL_MS) };
+      const stored = await holdKey(request, keyClaim);
       if (stored != null) return { outcome: JSON.parse(stored) as Awaited<ReturnType<typeof render>>, replayed: true };
       try {
-        return { outcome: await repository.createWithKey(fields, at.toISOString(), request.key, render), replayed: false };
+        return { outcome: await repository.createWithKey(fields, keyClaim.now, request.key, keyClaim.owner, render), replayed: false };
       } catch (error) {
-        await repository.releaseKey(request.key).catch(() => undefined);
+        await repository.releaseKey(request.key, keyClaim.owner).catch(() => undefined);
         throw error;
       }
     },
@@ -94,6 +114,16 @@ export function createUserService(repository: UserRepository, clock: Clock = sys
     },
     replace: async (id, fields, condition = 'any') => settle(id, await repository.replace(id, fields, now(), condition)),
     remove: async (id, condition = 'any') => settle(id, await repository.delete(id, condition)),
-    sweepExpiredKeys: () => repository.deleteExpiredKeys(now()),
+    async sweepExpiredKeys(stop) {
+      // One DELETE of 1M expired keys held the event loop (and SQLite's write lock) for 7 s at start-up.
+      const at = now();
+      let swept = 0;
+      for (;;) {
+        const deleted = await repository.deleteExpiredKeys(at, KEY_SWEEP_BATCH_SIZE);
+        swept += deleted;
+        if (deleted < KEY_SWEEP_BATCH_SIZE || stop?.aborted) return swept;
+        await nextTurn();
+      }
+    },
   };
 }

@@ -20,11 +20,11 @@ export const fingerprintOf = (operationId: string, body: unknown) =>
  */
 export async function createUserOnce<R extends { readonly headers?: Readonly<Record<string, string>> }>(
   users: UserService,
-  request: { operationId: string; body: unknown; fields: UserFields; idempotencyKey: string | undefined },
+  request: { operationId: string; body: unknown; fields: UserFields; idempotencyKey: string | undefined; client: string },
   render: (user: User) => R,
 ): Promise<R> {
   if (request.idempotencyKey === undefined) return render(await users.create(request.fields));
-  const key = { key: request.idempotencyKey, fingerprint: fingerprintOf(request.operationId, request.body) };
+  const key = { key: request.idempotencyKey, fingerprint: fingerprintOf(request.operationId, request.body), client: request.client };
   const { outcome, replayed } = await users.createOnce(request.fields, key, render);
   return replayed ? { ...outcome, headers: { ...outcome.headers, 'Idempotent-Replayed': 'true' } } : outcome;
 }

@@ -19,8 +19,8 @@ export function createShapeAHandlers({ users, basePath }: HandlerDeps): ShapeAHa
       const user = await users.get(path.id);
       return { status: 200, body: { data: toDemoUser(user) }, headers: { ETag: etagOf(user) } };
     },
-    async createDemoUser({ body, header }) {
-      const request = { operationId: 'createDemoUser', body, fields: fromDemoUserInput(body), idempotencyKey: header['Idempotency-Key'] };
+    async createDemoUser({ body, header, client }) {
+      const request = { operationId: 'createDemoUser', body, fields: fromDemoUserInput(body), idempotencyKey: header['Idempotency-Key'], client };
       return createUserOnce(users, request, (user) => ({
         status: 201 as const,
         body: toDemoUserCreated(user, body),

@@ -21,8 +21,8 @@ export function createShapeBHandlers({ users, basePath }: HandlerDeps): ShapeBHa
       const user = await users.get(path.id);
       return { status: 200, body: toLocalUser(user), headers: { ETag: etagOf(user) } };
     },
-    async createUser({ body, header }) {
-      const request = { operationId: 'createUser', body, fields: fromLocalUserInput(body), idempotencyKey: header['Idempotency-Key'] };
+    async createUser({ body, header, client }) {
+      const request = { operationId: 'createUser', body, fields: fromLocalUserInput(body), idempotencyKey: header['Idempotency-Key'], client };
       return createUserOnce(users, request, (user) => ({
         status: 201 as const,
         body: toLocalUser(user),

@@ -2,14 +2,20 @@ import Koa from 'koa';
 import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { Tracing } from '../tracing.js';
 import { corsFor, securityHeaders } from './security/browser-headers.js';
 import { createDocsRouter } from './docs/docs.js';
 import type { Contract } from './contract/contract.js';
 import type { Metrics } from './observability/metrics.js';
 import { observability } from './observability/observability.js';
 import { HttpProblem, problemMiddleware } from './errors/problem.js';
+import { clientKey } from './limits/client-address.js';
+import type { LimitReport } from './limits/limit-report.js';
+import { pipelining } from './limits/pipelining.js';
+import { requestsPerConnection } from './limits/request-count.js';
 import { requestHygiene } from './protocol/request-hygiene.js';
 import { createRouter } from './routing/router.js';
+import type { Limiters } from './limits/limiter-store.js';
 
 /** Error codes of a response whose client went away before it was complete. */
 const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
@@ -21,31 +27,25 @@ export interface AppDeps {
   readonly handlers: UserRecordsHandlers;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** Spans of requests (and their store queries), when tracing is on. */
+  readonly tracing: Tracing;
+  /** Where the per-client limits count (shared by every worker and instance where the deployment can). */
+  readonly limiters: Limiters;
+  /** Where the connection limits report what they refused or closed. */
+  readonly limitReport: LimitReport;
   /** Set once the server is shutting down: responses then ask clients to close their connection. */
   readonly lifecycle: { readonly closing: boolean };
 }
 
 /**
- * Asks the client to close its connection (`Connection: close`, after which Node closes it) once the
- * connection has carried its share of requests, or when the server is shutting down. Node's own
- * maxRequestsPerSocket would answer pipelined requests past the limit with a bare 503 instead.
- */
-function connectionLimits(maxRequests: number, lifecycle: AppDeps['lifecycle']): Koa.Middleware {
-  const served = new WeakMap<object, number>();
-  return (ctx, next) => {
-    const count = (served.get(ctx.req.socket) ?? 0) + 1;
-    served.set(ctx.req.socket, count);
-    if (count >= maxRequests || lifecycle.closing) ctx.set('Connection', 'close');
-    return next();
-  };
-}
-
-/**
- * The Koa application, outermost first: request id, logs and metrics; connection limits; security and
- * CORS headers; problem+json for every error; request hygiene; the contract's routes; the API reference; 404 for the rest.
+ * The Koa application, outermost first: one request per connection at a time; request id, logs and metrics;
+ * requests per connection; security and CORS headers; problem+json for every error; request hygiene; the
+ * client's key for per-client limits; the contract's routes; the API reference; 404 for the rest.
  */
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: deps.config.trustProxy });
+  // ctx.ip agrees with ctx.state.client's choice of entry (the limits use the latter, normalised).
+  const hops = deps.config.trustProxy;
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   // Errors are answered and logged by problemMiddleware; Koa's default handler would print them again.
   app.silent = true;
   // What still reaches Koa: a response stream that failed after its headers were sent, reported once per
@@ -66,12 +66,14 @@ export function createApp(deps: AppDeps): Koa {
     }
   });
   const router = createRouter(deps);
-  app.use(observability(deps.logger, deps.metrics));
-  app.use(connectionLimits(deps.config.maxRequestsPerSocket, deps.lifecycle));
+  app.use(pipelining(deps.config.maxPipelinedRequests, deps.limitReport));
+  app.use(observability(deps.logger, deps.metrics, deps.tracing));
+  app.use(requestsPerConnection(deps.config.maxRequestsPerSocket, deps.lifecycle));
   app.use(securityHeaders);
   app.use(corsFor(deps.config.corsOrigins));
   app.use(problemMiddleware(deps.logger));
   app.use(requestHygiene);
+  app.use(clientKey(hops));
   app.use(router.routes());
   app.use(createDocsRouter(deps.contract, deps.config.basePath).routes());
   app.use((ctx) => {

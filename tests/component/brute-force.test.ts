@@ -1,4 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { destination } from 'pino';
 import { hashPassword } from '../../server/auth/password-hash.js';
 import { TEST_CREDENTIALS, withTestServer } from '../support/test-server.js';
 
@@ -8,14 +12,15 @@ const basic = (username: string, password: string) => `Basic ${Buffer.from(`${us
 
 /** GET from a chosen loopback address, so that tests can be several clients. */
 function getFrom(localAddress: string, url: string, authorization?: string) {
-  return new Promise<{ status: number; retryAfter?: string; type?: string; ms: number }>((resolve, reject) => {
+  return new Promise<{ status: number; retryAfter?: string; rateLimitPolicy?: string; rateLimit?: string; type?: string; ms: number }>((resolve, reject) => {
     const started = performance.now();
     const req = request(url, { localAddress, headers: authorization ? { authorization } : {} }, (res) => {
       let body = '';
       res.on('data', (chunk) => (body += chunk));
       res.on('end', () => {
         const type = res.headers['content-type']?.includes('json') ? (JSON.parse(body) as { type: string }).type : undefined;
-        resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], type, ms: performance.now() - started });
+        const [rateLimitPolicy, rateLimit] = [res.headers['ratelimit-policy'], res.headers['ratelimit']].map((value) => value?.toString());
+        resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], rateLimitPolicy, rateLimit, type, ms: performance.now() - started });
       });
     });
     req.on('error', reject);
@@ -37,6 +42,8 @@ test('after the threshold an address gets 429 with Retry-After, even with the ri
     expect(refused.type).toBe('urn:user-records:problem:too-many-attempts');
     expect(Number(refused.retryAfter)).toBeGreaterThan(50);
     expect(Number(refused.retryAfter)).toBeLessThanOrEqual(60);
+    expect(refused.rateLimitPolicy).toBe('"credentials";q=3;w=60');
+    expect(refused.rateLimit).toBe(`"credentials";r=0;t=${refused.retryAfter}`);
     expect((await getFrom('127.0.0.2', url, right)).status).toBe(429);
     expect((await getFrom('127.0.0.2', `${server.url}/api/protected-resource`, right)).status).toBe(429);
     // Another client, with the right password, is not affected.
@@ -78,3 +85,31 @@ test('with a hashed password, an unknown user and a wrong password take the same
     expect(median(unknownUser)).toBeGreaterThan(5);
   });
 });
+
+test('a lockout is logged once (without the user name) and counted; refusals and failures show in /metrics', async () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'brute-force-'));
+  const file = join(scratch, 'server.log');
+  try {
+    await withTestServer({ env: { ...env, LOG_LEVEL: 'info' }, logTo: destination({ dest: file, sync: true }) }, async (server) => {
+      const url = `${server.url}/protected-resource`;
+      for (let attempt = 1; attempt <= 6; attempt++) await getFrom('127.0.0.7', url, basic('someone-secret', `guess-${attempt}`));
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(metrics).toMatch(/^auth_failures_total 3$/m);
+      expect(metrics).toMatch(/^rate_limited_total\{limit="credentials"\} 3$/m);
+    });
+    const warnings = readFileSync(file, 'utf8').split('\n').filter((line) => line.includes('reached the limit'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, client: '127.0.0.7' });
+    expect(warnings[0]).not.toContain('someone-secret');
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+test('IPv6 clients are throttled too (a server listening on ::1)', () =>
+  withTestServer({ env: { ...env, HOST: '::1' } }, async (server) => {
+    const url = `${server.url}/protected-resource`;
+    const statuses = [];
+    for (let attempt = 1; attempt <= 4; attempt++) statuses.push((await getFrom('::1', url, basic(TEST_CREDENTIALS.username, `guess-${attempt}`))).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+  }));

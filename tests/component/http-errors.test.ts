@@ -1,3 +1,4 @@
+import { sendRaw } from '../hostile/raw-http.js';
 import { buildUserInput } from '../support/builders.js';
 import { storedCount } from '../support/stored.js';
 import { useTestServer, withTestServer } from '../support/test-server.js';
@@ -28,6 +29,16 @@ describeEachDialect((dialect) => {
       const res = await sut.api.request('PUT', '/api/users/1', { raw: '', headers: JSON_TYPE });
       expect(res.status).toBe(400);
       expect(res.body.detail).toMatch(/empty/);
+    });
+
+    test.each(['POST /users', 'PUT /api/users/1'])('%s with Content-Type: application/json and no body at all (no Content-Length)', async (line) => {
+      const request = Buffer.from(`${line} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n`);
+      const { responses } = await sendRaw(request, { port: sut.server.port });
+      expect(responses[0]?.status).toBe(400);
+      expect(JSON.parse(responses[0]!.body.toString())).toMatchObject({
+        type: 'urn:user-records:problem:malformed-json',
+        detail: 'The request has no body; a JSON value is required.',
+      });
     });
   });
 
@@ -126,13 +137,16 @@ describeEachDialect((dialect) => {
     test.each([
       ['a NUL character', 'Ada\\u0000Lovelace'],
       ['a control character', 'Ada\\u0007'],
+      ['DEL', 'Ada\\u007f'],
+      ['a C1 control character (NEL)', 'Ada\\u0085'],
+      ['a C1 control character (CSI)', 'Ada\\u009b'],
       ['an unpaired surrogate', 'Ada\\ud800'],
     ])('a name with %s is refused rather than stored altered', async (_case, firstName) => {
       const raw = `{"firstName":"${firstName}","lastName":"L","email":"a@example.com"}`;
       const before = await storedCount(sut.server);
       const res = await sut.api.request('POST', '/users', { raw, headers: JSON_TYPE });
       expect(res.status).toBe(422);
-      expect(res.body.errors[0].path).toBe('/firstName');
+      expect(res.body.errors[0]).toEqual({ path: '/firstName', message: 'must contain a character other than white space, and no control characters or unpaired surrogates' });
       const demo = await sut.api.request('POST', '/api/users', { raw: `{"name":"${firstName}","email":"a@example.com"}`, headers: JSON_TYPE });
       expect(demo.status).toBe(422);
       expect(await storedCount(sut.server)).toBe(before);

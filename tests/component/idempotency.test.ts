@@ -1,8 +1,10 @@
+import pg from 'pg';
 import { fingerprintOf } from '../../server/handlers/idempotent-create.js';
 import { buildDemoUserInput, buildUserInput } from '../support/builders.js';
+import { requestFrom } from '../support/request-from.js';
 import { storedCount, storedUser } from '../support/stored.js';
-import { useTestServer, type TestServer } from '../support/test-server.js';
-import { describeEachDialect } from '../support/test-store.js';
+import { describeEachDialect, postgresAvailable } from '../support/test-store.js';
+import { useTestServer, withTestServer, type TestServer } from '../support/test-server.js';
 
 // Idempotency-Key on POST: a retry gets the first response, never a second user.
 
@@ -152,3 +154,67 @@ describeEachDialect((dialect) => {
     for (const id of ids.slice(0, 5)) expect(await storedUser(sut.server, id)).toBeDefined();
   }, 120_000);
 });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
+  for (let tries = 0; tries < 100; tries++) {
+    if (await condition()) return;
+    await sleep(50);
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+// A create that is slow, not dead: its lock runs out while its INSERT waits (here on a table lock another
+// connection holds), a retry takes the key over, and then both INSERTs go through. Only one may commit.
+(postgresAvailable ? describe : describe.skip)('postgres: a create stalled past its lock', () => {
+  test('cannot commit beside the retry that took its key over: one user, and the retry replays it', () =>
+    withTestServer({ dialect: 'postgres', env: { SEED_DEMO_DATA: 'false', IDEMPOTENCY_LOCK_SECONDS: '1' } }, async (server, api) => {
+      const locker = new pg.Client({ connectionString: server.store.url });
+      await locker.connect();
+      try {
+        const key = newKey();
+        const input = buildUserInput();
+        const headers = { 'idempotency-key': key };
+        await locker.query('begin');
+        await locker.query('lock table users in exclusive mode');
+        const first = api.post('/users', input, { headers });
+        await until(async () => (await storedKey(server, key)) !== undefined, 'the first request claims the key');
+        const firstLock = (await storedKey(server, key))!.locked_until;
+        await sleep(1100);
+        const retry = api.post('/users', input, { headers });
+        await until(async () => (await storedKey(server, key))!.locked_until !== firstLock, 'the retry takes the key over');
+        await locker.query('commit');
+        const statuses = (await Promise.all([first, retry])).map((res) => res.status);
+        expect(statuses).toEqual([409, 201]);
+        const { rows } = await locker.query('select count(*)::int as n from users where email = $1', [input.email]);
+        expect(rows[0].n).toBe(1);
+        const replay = await api.post('/users', input, { headers });
+        expect(replay.headers.get('idempotent-replayed')).toBe('true');
+        expect(replay.body.id).toBe((await retry).body.id);
+      } finally {
+        await locker.query('rollback').catch(() => undefined);
+        await locker.end();
+      }
+    }));
+});
+
+// Unique keys must not grow the store without bound: each client keeps its newest keys, others keep theirs.
+test('each client keeps its newest IDEMPOTENCY_KEYS_PER_CLIENT keys; older ones are forgotten, other clients keep theirs', () =>
+  withTestServer({ env: { SEED_DEMO_DATA: 'false', IDEMPOTENCY_KEYS_PER_CLIENT: '5' } }, async (server) => {
+    const url = `${server.url}/users`;
+    const keyed = (from: string, key: string, input: object) => requestFrom(url, { from, method: 'POST', json: input, headers: { 'idempotency-key': key } });
+    const inputs = Array.from({ length: 8 }, () => buildUserInput());
+    const keys = inputs.map(() => newKey());
+    const other = { key: newKey(), input: buildUserInput() };
+    expect((await keyed('127.0.0.3', other.key, other.input)).status).toBe(201);
+    for (const [i, input] of inputs.entries()) expect((await keyed('127.0.0.2', keys[i]!, input)).status).toBe(201);
+    const kept = await server.database.db.selectFrom('idempotency_keys').select('key').where('client', '=', '127.0.0.2').execute();
+    expect(kept.map((row) => row.key).sort()).toEqual(keys.slice(3).sort());
+    // The newest still replay; the oldest is forgotten, so its retry is a new create; the other client's still replays.
+    expect((await keyed('127.0.0.2', keys[7]!, inputs[7]!)).headers['idempotent-replayed']).toBe('true');
+    expect((await keyed('127.0.0.3', other.key, other.input)).headers['idempotent-replayed']).toBe('true');
+    const forgotten = await keyed('127.0.0.2', keys[0]!, inputs[0]!);
+    expect(forgotten.status).toBe(201);
+    expect(forgotten.headers['idempotent-replayed']).toBeUndefined();
+  }));

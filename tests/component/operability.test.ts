@@ -127,3 +127,22 @@ describe('health, readiness and metrics', () => {
     expect(res.text).toMatch(/^process_resident_memory_bytes \d+/m);
   });
 });
+
+describe('the API reference', () => {
+  test.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('/docs/%s, a name every object has, is an unknown file: 404', async (name) => {
+    const res = await sut.api.get(`/docs/${name}`);
+    expect(res.status).toBe(404);
+    expect(res.body.type).toBe('urn:user-records:problem:not-found');
+  });
+
+  test.each([
+    ['a host with a quote and markup', { 'x-forwarded-host': 'evil.example"><script>', 'x-forwarded-proto': 'https' }, 'https://127.0.0.1:PORT'],
+    ['a scheme other than http(s)', { 'x-forwarded-host': 'api.example.com', 'x-forwarded-proto': 'javascript' }, 'http://api.example.com'],
+    ['a host with a path', { 'x-forwarded-host': 'evil.example/phish' }, 'http://127.0.0.1:PORT'],
+    ['a valid proxy view', { 'x-forwarded-host': 'api.example.com', 'x-forwarded-proto': 'https' }, 'https://api.example.com'],
+  ])('/openapi.json behind a trusted proxy names this server from valid forwarded values only: %s', (_case, headers, expected) =>
+    withTestServer({ env: { TRUST_PROXY: 'true' } }, async (server, api) => {
+      const res = await api.get('/openapi.json', { headers, unchecked: true });
+      expect(res.body.servers[0].url).toBe(expected.replace('PORT', String(server.port)));
+    }));
+});

@@ -111,7 +111,7 @@ describeEachDialect((dialect) => {
       ['missing email', { name: 'A B' }, '/email', 'is required'],
       ['unknown member', { name: 'A B', email: 'a@example.com', age: 3 }, '/age', 'is not allowed'],
       ['bad e-mail', { name: 'A B', email: 'not-an-email' }, '/email', 'must match format "email"'],
-      ['blank name', { name: '   ', email: 'a@example.com' }, '/name', 'must match pattern "^[^\\x00-\\x1F\\x7F\\uD800-\\uDFFF]*[^\\s\\x00-\\x1F\\x7F\\uD800-\\uDFFF][^\\x00-\\x1F\\x7F\\uD800-\\uDFFF]*$"'],
+      ['blank name', { name: '   ', email: 'a@example.com' }, '/name', 'must contain a character other than white space, and no control characters or unpaired surrogates'],
       ['empty name', { name: '', email: 'a@example.com' }, '/name', 'must NOT have fewer than 1 characters'],
       ['name too long', { name: 'x'.repeat(201), email: 'a@example.com' }, '/name', 'must NOT have more than 200 characters'],
       ['number as name', { name: 42, email: 'a@example.com' }, '/name', 'must be string'],

@@ -97,6 +97,13 @@ function requestBytes(entry: CorpusEntry, port: number): Buffer {
   return Buffer.concat(parts);
 }
 
+/** Headers of every response (see server/http/security/browser-headers.ts); /docs pages widen the CSP. */
+const SECURITY_HEADERS = [
+  ['X-Content-Type-Options', 'nosniff'],
+  ['Cache-Control', 'no-store'],
+  ['X-Frame-Options', 'DENY'],
+] as const;
+
 /** Bytes as readable, escaped text, cut to `max` characters. */
 function show(data: Buffer, max = 600): string {
   const text = JSON.stringify(data.subarray(0, max).toString('latin1'));
@@ -108,6 +115,10 @@ function responseViolations(response: RawResponse, head: boolean): string[] {
   const { status } = response;
   const problems: string[] = [];
   if (status >= 500) problems.push(`status ${status} (must be below 500)`);
+  // Every answer, including those Node's parser triggers before Koa, carries the API's security headers.
+  for (const [name, value] of SECURITY_HEADERS) {
+    if (headerOf(response, name) !== value) problems.push(`${status} without ${name}: ${value}`);
+  }
   if (status < 400 || status >= 500) return problems;
   const contentType = headerOf(response, 'content-type');
   const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { testEnv } from './test-server.js';
 import type { TestStore } from './test-store.js';
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = fileURLToPath(new URL('../../dist/server/main.js', import.meta.url));
 
 /** The built server running as a process of its own, as operators run it (`npm start`). */
@@ -41,11 +42,22 @@ function waitForListening(child: ChildProcess, output: () => string, workers: nu
 }
 
 /** Starts `node dist/server/main.js` on the store; resolves once every worker listens. */
-export async function startServerProcess(store: TestStore, env: Record<string, string> = {}): Promise<ServerProcess> {
+export function startServerProcess(store: TestStore, env: Record<string, string> = {}): Promise<ServerProcess> {
+  return startServerCommand([process.execPath, MAIN], store, env);
+}
+
+/**
+ * Starts the server with a command an operator would type (`npm start`, `make run`), from the repository,
+ * in a process group of its own; resolves once every worker listens. `pid` is the command's own.
+ */
+export async function startServerCommand(command: readonly string[], store: TestStore, env: Record<string, string> = {}): Promise<ServerProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`make build\` (make test does) before these tests`);
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', ...testEnv(store, { LOG_LEVEL: 'debug', ...env }) },
+  const [file = '', ...args] = command;
+  const child = spawn(file, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...testEnv(store, { LOG_LEVEL: 'debug', ...env }) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: file !== process.execPath,
   });
   let printed = '';
   child.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));

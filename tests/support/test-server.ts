@@ -45,6 +45,10 @@ export function testEnv(store: TestStore, env: Record<string, string> = {}): Rec
     BASIC_AUTH_USERNAME: TEST_CREDENTIALS.username,
     ...password,
     LOG_LEVEL: 'silent',
+    // Many suites write thousands of times, over hundreds of connections, from one address; these per-client
+    // limits have tests of their own (write-limit.test.ts, hostile-clients.test.ts).
+    RATE_LIMIT_WRITES_PER_MINUTE: '0',
+    MAX_CONNECTIONS_PER_CLIENT: '0',
     ...env,
   };
 }

@@ -79,6 +79,10 @@ test('WORKERS=2 runs two worker processes behind one port, replaces one that die
     expect(workers).toHaveLength(2);
     expect(workers).toContain(second);
     expect(workers).not.toContain(first);
+    // The primary says which worker died, under a key of its own: the line's `pid` is the primary's.
+    const died = server.output().split('\n').find((line) => line.includes('"msg":"worker died; starting another"'))!;
+    expect(died.match(/"pid":/g)).toHaveLength(1);
+    expect(JSON.parse(died)).toMatchObject({ pid: server.pid, workerPid: Number(first), signal: 'SIGKILL' });
     const api = httpClient(server.url);
     const responses = await Promise.all(Array.from({ length: 100 }, () => api.post('/users', buildUserInput())));
     expect(new Set(responses.map((r) => r.body.id)).size).toBe(100);

@@ -1,6 +1,9 @@
 import type { ColumnDefinitionBuilder, Migration, MigrationProvider } from 'kysely';
 import * as createUsers from './2026-11-21-01-create-users.js';
 import * as createIdempotencyKeys from './2026-11-21-02-create-idempotency-keys.js';
+import * as addIdempotencyKeyOwner from './2026-11-23-01-add-idempotency-key-owner.js';
+import * as addIdempotencyKeyClient from './2026-11-23-02-add-idempotency-key-client.js';
+import * as createRateLimits from './2026-11-23-03-create-rate-limits.js';
 
 /**
  * The few things a migration cannot say the same way in every SQL dialect. database.ts, the one module that
@@ -22,6 +25,9 @@ export interface FlavouredMigration {
 const migrations: Record<string, FlavouredMigration> = {
   '2026-11-21-01-create-users': createUsers,
   '2026-11-21-02-create-idempotency-keys': createIdempotencyKeys,
+  '2026-11-23-01-add-idempotency-key-owner': addIdempotencyKeyOwner,
+  '2026-11-23-02-add-idempotency-key-client': addIdempotencyKeyClient,
+  '2026-11-23-03-create-rate-limits': createRateLimits,
 };
 
 /** Hands Kysely's Migrator the migrations compiled into the service, so no directory is scanned at run time. */

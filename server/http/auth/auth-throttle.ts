@@ -1,46 +1,47 @@
+import { createHash } from 'node:crypto';
+import type { LimiterSettings, Counter } from '../limits/limiter-store.js';
+
 /** Settings of the brute-force guard. */
 export interface ThrottleSettings {
   readonly maxFailures: number;
   readonly windowMs: number;
 }
 
-/** Keys tracked at most; the oldest are forgotten first, so a flood of addresses cannot exhaust memory. */
-const MAX_TRACKED = 50_000;
+// A user name can be kilobytes long: keys hold a fixed-size digest of it, never the name itself.
+const nameKey = (client: string, username: string) => `${client} ${createHash('sha256').update(username, 'utf8').digest('base64url').slice(0, 22)}`;
 
 /**
- * Counts failed attempts per key in a sliding window. A key with `maxFailures` failures inside the window is
- * refused until the oldest of them leaves the window. In memory, per process: with several processes the
- * effective limit is that many times higher.
+ * Counts failed credential checks per client, and per user name from that client. Either count reaching
+ * `maxFailures` refuses the client until that count's window (which starts at its first failure) ends.
+ * A success forgives what this client did wrong with this user name, in both counts, so a user who once
+ * mistyped is not locked out by the next typo.
  */
-export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, now: () => number = Date.now) {
-  const failures = new Map<string, number[]>();
-  const recent = (key: string) => {
-    const since = now() - windowMs;
-    const times = (failures.get(key) ?? []).filter((time) => time > since);
-    if (times.length === 0) failures.delete(key);
-    else failures.set(key, times);
-    return times;
-  };
+export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, createLimiter: (settings: LimiterSettings) => Counter) {
+  const settings = { points: maxFailures, durationSeconds: Math.ceil(windowMs / 1000) };
+  const perClient = createLimiter({ keyPrefix: 'auth-client', ...settings });
+  const perName = createLimiter({ keyPrefix: 'auth-name', ...settings });
   return {
-    /** Seconds until the keys may try again, or undefined when none of them is refused. */
-    retryAfter(keys: readonly string[]): number | undefined {
-      const waits = keys.map(recent).filter((times) => times.length >= maxFailures).map((times) => times[0]! + windowMs - now());
+    /** Seconds until the client may try this user name again, or undefined when it may now. */
+    async retryAfter(client: string, username: string): Promise<number | undefined> {
+      const counts = await Promise.all([perClient.get(client), perName.get(nameKey(client, username))]);
+      const waits = counts.filter((count) => count !== null && count.consumedPoints >= maxFailures).map((count) => count!.msBeforeNext);
       return waits.length === 0 ? undefined : Math.max(1, Math.ceil(Math.max(...waits) / 1000));
     },
-    fail(keys: readonly string[]): void {
-      for (const key of keys) {
-        const times = [...recent(key), now()].slice(-maxFailures);
-        // Re-inserting moves the key to the end of the Map's order: the least recently failing go first.
-        failures.delete(key);
-        failures.set(key, times);
-      }
-      for (const key of failures.keys()) {
-        if (failures.size <= MAX_TRACKED) break;
-        failures.delete(key);
-      }
+    /** Counts a failure; true when it was the one that reached the limit (worth a log line, once). */
+    async fail(client: string, username: string): Promise<boolean> {
+      const [byClient, byName] = await Promise.all([perClient.penalty(client), perName.penalty(nameKey(client, username))]);
+      return byClient.consumedPoints === maxFailures || byName.consumedPoints === maxFailures;
     },
-    succeed(key: string): void {
-      failures.delete(key);
+    async succeed(client: string, username: string): Promise<void> {
+      const key = nameKey(client, username);
+      const byName = await perName.get(key);
+      // On a shared store another process may be forgiving the same count at this moment: the one whose
+      // delete removed it forgives, once.
+      if (byName === null || !(await perName.delete(key))) return;
+      const byClient = await perClient.reward(client, byName.consumedPoints);
+      // Rewarding a count that expired (or that another success reduced) leaves it negative: a budget beyond
+      // the limit. Deleting it starts the client from zero instead.
+      if (byClient.consumedPoints < 0) await perClient.delete(client);
     },
   };
 }

@@ -2,41 +2,70 @@ import type { Context } from 'koa';
 import type { RouteDefinition } from '../../../generated/routes.js';
 import type { Principal } from '../../../generated/server/handlers.js';
 import type { Config } from '../../config.js';
-import type { AuthThrottle } from './auth-throttle.js';
-import { createBasicAuthenticator, parseBasicAuthorization } from './basic-auth.js';
+import type { Logger } from '../../logger.js';
+import type { Limiters } from '../limits/limiter-store.js';
+import type { Metrics } from '../observability/metrics.js';
+import { createAuthThrottle, type AuthThrottle } from './auth-throttle.js';
+import { createBasicAuthenticator, parseBasicAuthorization, type BasicCheck, type BasicCredentials } from './basic-auth.js';
+import { createHashGate, type HashGate } from './hash-gate.js';
 import { HttpProblem } from '../errors/problem.js';
 
 const CHALLENGE = 'Basic realm="user-records", charset="UTF-8"';
+const challenge = () => new HttpProblem('unauthorized', 'Valid HTTP Basic credentials are required.', { headers: { 'WWW-Authenticate': CHALLENGE } });
 
 /** Establishes who calls a secured operation; resolves undefined for public ones. */
 export type Authenticate = (ctx: Context) => Promise<Principal | undefined>;
 
+/** What every secured operation of one server shares: the failure counts and the password-hash gate. */
+export interface AuthGuards {
+  readonly throttle: AuthThrottle;
+  /** Present when the password is a hash: plain passwords are compared too cheaply to need a gate. */
+  readonly gate: HashGate | undefined;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+}
+
+/** Builds the guards of one server from its configuration. */
+export function createAuthGuards(config: Config, limiters: Limiters, metrics: Metrics, logger: Logger): AuthGuards {
+  const gate = config.basicAuth.secret.kind === 'hash' ? createHashGate(config.hashChecks, (why) => metrics.limited(why)) : undefined;
+  return { throttle: createAuthThrottle(config.authThrottle, limiters.create), gate, metrics, logger };
+}
+
 /**
- * The credential check of a secured operation: refused at once (429) while the address, or the user name
- * from that address, has too many recent failures; then the password check, whose failures are counted.
+ * The credential check of a secured operation. A request without well-formed Basic credentials is how a
+ * client learns it needs them: it gets the 401 challenge at once, costs no password hash and is never
+ * throttled. Credentials from a client (or for a user name from it) with too many recent failures are
+ * refused (429) before the password check; the check's failures are counted.
  */
-export function authenticate(route: RouteDefinition, config: Config, throttle: AuthThrottle): Authenticate {
+export function authenticate(route: RouteDefinition, config: Config, guards: AuthGuards): Authenticate {
   if (route.security.length === 0) return async () => undefined;
   if (route.security.some((scheme) => scheme !== 'basic')) {
     throw new Error(`${route.operationId} uses a security scheme the server does not implement: ${route.security.join(', ')}`);
   }
   const check = createBasicAuthenticator(config.basicAuth);
+  const { throttle, gate, metrics, logger } = guards;
+  // draft-ietf-httpapi-ratelimit-headers: failed checks are the quota units of the "credentials" policy.
+  const { maxFailures, windowMs } = config.authThrottle;
+  const policy = `"credentials";q=${maxFailures};w=${Math.ceil(windowMs / 1000)}`;
+  const run = (client: string, given: BasicCredentials): Promise<BasicCheck> => (gate ? gate(client, () => check(given)) : check(given));
   return async (ctx) => {
-    const header = ctx.get('authorization') || undefined;
-    const given = parseBasicAuthorization(header);
-    const username = given?.username;
-    const keys = [`address ${ctx.ip}`, ...(username === undefined ? [] : [`user ${username} at ${ctx.ip}`])];
-    const wait = throttle.retryAfter(keys);
+    const given = parseBasicAuthorization(ctx.get('authorization') || undefined);
+    if (given === undefined) throw challenge();
+    const client: string = ctx.state.client;
+    const wait = await throttle.retryAfter(client, given.username);
     if (wait !== undefined) {
-      throw new HttpProblem('too-many-attempts', `Too many failed attempts; try again in ${wait} seconds.`, { headers: { 'Retry-After': String(wait) } });
+      metrics.limited('credentials');
+      const headers = { 'Retry-After': String(wait), 'RateLimit-Policy': policy, RateLimit: `"credentials";r=0;t=${wait}` };
+      throw new HttpProblem('too-many-attempts', `Too many failed attempts; try again in ${wait} seconds.`, { headers });
     }
-    const result = await check(given);
+    const result = await run(client, given);
     if ('principal' in result) {
-      throttle.succeed(keys[1] ?? keys[0]!);
+      await throttle.succeed(client, given.username);
       return result.principal;
     }
-    // A request without credentials is how a client learns it needs them: only attempts count as failures.
-    if (header !== undefined) throttle.fail(keys);
-    throw new HttpProblem('unauthorized', 'Valid HTTP Basic credentials are required.', { headers: { 'WWW-Authenticate': CHALLENGE } });
+    metrics.authFailed();
+    // Logged once per lockout, not per refused guess: an attack must not flood the log. No user name either.
+    if (await throttle.fail(client, given.username)) logger.warn({ client, requestId: ctx.response.get('X-Request-Id') }, 'failed credential checks reached the limit; client refused for a while');
+    throw challenge();
   };
 }

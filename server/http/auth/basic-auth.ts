@@ -29,14 +29,14 @@ const digest = (value: string) => createHash('sha256').update(value, 'utf8').dig
 const sameText = (given: string, expected: Buffer) => timingSafeEqual(digest(given), expected);
 
 /** The outcome of checking an Authorization header. */
-export type BasicCheck = { readonly principal: Principal } | { readonly failedUsername: string | undefined };
+export type BasicCheck = { readonly principal: Principal } | { readonly failedUsername: string };
 
 /**
- * Builds the check of parsed Basic credentials (undefined when the header was missing or malformed) against
- * the configured user. The password check always runs, whether the header is malformed, the user unknown
- * or the password wrong, so that all failures take the same time and reveal nothing about which part was wrong.
+ * Builds the check of parsed Basic credentials against the configured user. The password check always
+ * runs, whether the user is unknown or the password wrong, so that both failures take the same time and
+ * reveal nothing about which part was wrong. (A missing or malformed header never gets here.)
  */
-export function createBasicAuthenticator(expected: { username: string; secret: BasicSecret }): (given: BasicCredentials | undefined) => Promise<BasicCheck> {
+export function createBasicAuthenticator(expected: { username: string; secret: BasicSecret }): (given: BasicCredentials) => Promise<BasicCheck> {
   const username = digest(expected.username);
   const { secret } = expected;
   const passwordMatches =
@@ -44,8 +44,8 @@ export function createBasicAuthenticator(expected: { username: string; secret: B
       ? (given: string) => verifyPassword(given, secret.hash)
       : ((password: Buffer) => async (given: string) => sameText(given, password))(digest(secret.password));
   return async (given) => {
-    const userMatches = sameText(given?.username ?? '', username);
-    const passwordOk = await passwordMatches(given?.password ?? '');
-    return given && userMatches && passwordOk ? { principal: { username: given.username } } : { failedUsername: given?.username };
+    const userMatches = sameText(given.username, username);
+    const passwordOk = await passwordMatches(given.password);
+    return userMatches && passwordOk ? { principal: { username: given.username } } : { failedUsername: given.username };
   };
 }

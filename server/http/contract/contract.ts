@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
+import { ajvSchema } from './ajv-schema.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives one level down.
 const addFormats = addFormatsModule.default;
@@ -47,40 +48,33 @@ export interface Contract {
 /** The contract file in the source tree and, after `npm run build`, beside the compiled server. */
 export const CONTRACT_FILE = fileURLToPath(new URL('../../../openapi/user-records.yaml', import.meta.url));
 
-const SCHEMA_PREFIX = '#/components/schemas/';
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
-/** Rewrites component schema `$ref`s so that ajv finds them among the schemas added under `contract`. */
-function rewriteRefs(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(rewriteRefs);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) =>
-      key === '$ref' && typeof inner === 'string' && inner.startsWith(SCHEMA_PREFIX)
-        ? [key, `contract#/definitions/${inner.slice(SCHEMA_PREFIX.length)}`]
-        : [key, rewriteRefs(inner)],
-    ),
-  );
-}
-
 function createAjv(schemas: Record<string, unknown>): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true });
+  // verbose: a failed pattern's error carries its schema, whose x-pattern-message says what it means.
+  const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true, verbose: true });
   addFormats(ajv);
-  // OpenAPI 3.0 annotations that are not JSON Schema keywords.
-  ajv.addVocabulary(['example', 'xml', 'externalDocs']);
-  ajv.addSchema({ $id: 'contract', definitions: rewriteRefs(schemas) });
+  // OpenAPI 3.0 annotations that are not JSON Schema keywords, and the contract's own extension.
+  ajv.addVocabulary(['example', 'xml', 'externalDocs', 'x-pattern-message']);
+  ajv.addSchema({ $id: 'contract', definitions: ajvSchema(schemas) });
   return ajv;
 }
 
 /** Turns ajv's errors into `{path, message}` pairs pointing at the offending member. */
 export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined, prefix = ''): FieldError[] {
-  return (errors ?? []).map((error) => {
+  // An `if` error only says that its `then` failed, whose own errors are reported (see ajv-schema.ts).
+  return (errors ?? []).filter((error) => error.keyword !== 'if').map((error) => {
     const params = error.params as { missingProperty?: string; additionalProperty?: string };
     if (error.keyword === 'required') {
       return { path: `${prefix}${error.instancePath}/${params.missingProperty}`, message: 'is required' };
     }
     if (error.keyword === 'additionalProperties') {
       return { path: `${prefix}${error.instancePath}/${params.additionalProperty}`, message: 'is not allowed' };
+    }
+    if (error.keyword === 'pattern') {
+      // Never the regular expression itself: the contract says in words what the pattern means.
+      const message = (error.parentSchema as { 'x-pattern-message'?: string } | undefined)?.['x-pattern-message'];
+      return { path: `${prefix}${error.instancePath}`, message: message ?? 'has characters that are not allowed' };
     }
     return { path: `${prefix}${error.instancePath}`, message: error.message ?? 'is invalid' };
   });
@@ -125,7 +119,7 @@ export function loadContract(file: string = CONTRACT_FILE): Contract {
   return {
     document,
     resolve,
-    compile: (schema) => ajv.compile(rewriteRefs(schema) as Schema),
+    compile: (schema) => ajv.compile(ajvSchema(schema) as Schema),
     operation(operationId) {
       const operation = operations.get(operationId);
       if (!operation) throw new Error(`The contract has no operation ${operationId}`);

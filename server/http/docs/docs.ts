@@ -2,9 +2,11 @@ import { createReadStream, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import { documentHeaders } from '../security/browser-headers.js';
 import { CONTRACT_FILE, type Contract } from '../contract/contract.js';
 import { HttpProblem } from '../errors/problem.js';
+import { isValidHost } from '../protocol/request-hygiene.js';
 
 // The interactive API reference at /docs: Swagger UI, because it alone of the candidates has "Try it out"
 // and runs from its npm package's static files with no inline script (Redoc has no "Try it out"; the
@@ -12,14 +14,14 @@ import { HttpProblem } from '../errors/problem.js';
 
 const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
-/** Files of swagger-ui-dist the page loads, with their media types. */
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-  'favicon-16x16.png': 'image/png',
-};
+/** Files of swagger-ui-dist the page loads, with their media types (a Map: `constructor` is no file). */
+const ASSETS: ReadonlyMap<string, string> = new Map([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['swagger-ui-standalone-preset.js', 'text/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+  ['favicon-16x16.png', 'image/png'],
+]);
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -62,6 +64,17 @@ const DOCS_CSP = {
 };
 
 /**
+ * The origin the client reached, as the browser spells it. Behind a trusted proxy Koa reads it from
+ * X-Forwarded-Host and -Proto, which the proxy may pass on from the client unchecked: only a valid host and
+ * http or https are taken from them, otherwise the Host header (checked by requestHygiene) and plain http.
+ */
+function reachedAs(ctx: Context): string {
+  const protocol = ctx.protocol === 'https' ? 'https' : 'http';
+  const host = isValidHost(ctx.host) ? ctx.host : ctx.get('host');
+  return `${protocol}://${host}`;
+}
+
+/**
  * /docs (the reference page), /openapi.json and /openapi.yaml (the contract). The JSON names this server,
  * as reached by the browser, as the first server, so that "Try it out" calls it whatever its port or prefix.
  */
@@ -74,7 +87,7 @@ export function createDocsRouter(contract: Contract, basePath: string): Router {
   });
   router.get('/openapi.json', (ctx) => {
     const servers = (contract.document.servers ?? []) as { url: string }[];
-    const here = { url: `${ctx.protocol}://${ctx.host}${basePath}`, description: 'This server' };
+    const here = { url: `${reachedAs(ctx)}${basePath}`, description: 'This server' };
     ctx.body = { ...contract.document, servers: [here, ...servers.filter((server) => server.url !== here.url)] };
   });
   router.get('/docs', (ctx) => ctx.redirect(`${basePath}/docs/`));
@@ -86,8 +99,8 @@ export function createDocsRouter(contract: Contract, basePath: string): Router {
     } else if (file === 'docs.js') {
       ctx.type = 'text/javascript; charset=utf-8';
       ctx.body = START;
-    } else if (ASSETS[file]) {
-      ctx.type = ASSETS[file];
+    } else if (ASSETS.has(file)) {
+      ctx.type = ASSETS.get(file)!;
       ctx.set('Cache-Control', 'public, max-age=3600');
       ctx.body = createReadStream(join(SWAGGER_UI, file));
     } else {

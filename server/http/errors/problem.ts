@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { DomainError, type DomainErrorKind } from '../../domain/errors.js';
+import { DomainError, StoreUnavailableError, type DomainErrorKind } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
 import type { FieldError } from '../contract/contract.js';
 
@@ -9,6 +9,8 @@ import type { FieldError } from '../contract/contract.js';
 type HttpProblemKind =
   | 'request-timeout'
   | 'too-many-attempts'
+  | 'too-many-writes'
+  | 'credential-checks-busy'
   | 'headers-too-large'
   | 'expectation-failed'
   | 'bad-request'
@@ -19,7 +21,9 @@ type HttpProblemKind =
   | 'payload-too-large'
   | 'unsupported-media-type'
   | 'validation-failed'
-  | 'internal-error';
+  | 'internal-error'
+  | 'too-many-connections'
+  | 'metrics-unavailable';
 
 /** The name of a kind of problem. */
 export type ProblemKind = DomainErrorKind | HttpProblemKind;
@@ -41,9 +45,13 @@ const PROBLEMS: Record<ProblemKind, { status: number; title: string; headers?: R
   'idempotency-key-reused': { status: 422, title: 'Idempotency-Key reused' },
   'expectation-failed': { status: 417, title: 'Expectation Failed' },
   'too-many-attempts': { status: 429, title: 'Too Many Requests' },
+  'too-many-writes': { status: 429, title: 'Too Many Requests' },
   'headers-too-large': { status: 431, title: 'Request Header Fields Too Large' },
   'internal-error': { status: 500, title: 'Internal Server Error' },
   'store-unavailable': { status: 503, title: 'Service Unavailable' },
+  'credential-checks-busy': { status: 503, title: 'Service Unavailable', headers: { 'Retry-After': '1' } },
+  'too-many-connections': { status: 503, title: 'Service Unavailable', headers: { 'Retry-After': '5' } },
+  'metrics-unavailable': { status: 503, title: 'Service Unavailable' },
 };
 
 /** An error the HTTP layer raises on purpose, with everything its problem+json response needs. */
@@ -110,14 +118,19 @@ export function sendProblem(ctx: Context, problem: HttpProblem): void {
   ctx.body = body;
 }
 
-/** Outermost middleware: every error becomes problem+json; 5xx are logged, never shown. */
+/** Outermost middleware: every error becomes problem+json; failures nobody raised on purpose are logged, never shown. */
 export function problemMiddleware(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (error) {
       const problem = classify(error);
-      if (PROBLEMS[problem.kind].status >= 500) {
+      if (error instanceof StoreUnavailableError) {
+        // An outage, not a bug: one line with the store's code, no stack (an outage fails many requests at once).
+        logger.warn({ code: error.code, method: ctx.method, path: ctx.path }, 'store unavailable');
+      } else if (PROBLEMS[problem.kind].status >= 500 && !(error instanceof HttpProblem)) {
+        // Only what nobody raised on purpose is a server failure. A 5xx refusal raised on purpose (a full
+        // queue of password checks, a worker's missing metrics) is logged and counted where it is decided.
         logger.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
       }
       sendProblem(ctx, problem);

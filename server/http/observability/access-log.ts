@@ -5,6 +5,8 @@ import type { Logger } from '../../logger.js';
 export interface AccessEntry {
   /** Either the client's id, checked to be plain (see observability.ts), or a UUID: no character needs escaping. */
   readonly requestId: string;
+  /** The request's trace, when tracing is on: 32 hex digits, nothing to escape. */
+  readonly traceId?: string;
   /** As Node's parser accepted it: an HTTP token. */
   readonly method: string;
   /** As the client sent it: anything, so it is escaped. */
@@ -34,7 +36,7 @@ export function accessLog(logger: Logger): (entry: AccessEntry, quiet: boolean) 
     const { level, head } = quiet ? debug : info;
     if (!logger.isLevelEnabled(level)) return;
     destination.write(
-      `${head}${Date.now()}${bindings},"requestId":"${entry.requestId}","method":"${entry.method}","path":${JSON.stringify(entry.path)},` +
+      `${head}${Date.now()}${bindings},"requestId":"${entry.requestId}",${entry.traceId ? `"traceId":"${entry.traceId}",` : ''}"method":"${entry.method}","path":${JSON.stringify(entry.path)},` +
         `"operationId":"${entry.operationId}","status":${entry.status},"durationMs":${entry.durationMs},"msg":"request"}\n`,
     );
   };

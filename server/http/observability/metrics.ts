@@ -1,18 +1,46 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The limits that refuse or close a connection (label values of http_connections_limited_total). */
+export type ConnectionLimit = 'max_connections' | 'max_connections_per_client' | 'pipeline_depth' | 'send_timeout';
 
 /** The metrics of one server, in a registry of its own (several servers may share a process in tests). */
 export interface Metrics {
   observe(operationId: string, method: string, status: number, seconds: number): void;
   storeUnavailable(): void;
+  /** A request refused by a per-client limit or by the password-hash gate, by which one. */
+  limited(limit: LimitName): void;
+  /** A well-formed credential that did not match. */
+  authFailed(): void;
+  /** A store connection failed (lost, killed, timed out), by the store's code. */
+  storeConnectionFault(code: string): void;
+  /** A connection refused (max_connections, max_connections_per_client) or closed (pipeline_depth, send_timeout) by a limit. */
+  connectionLimited(limit: ConnectionLimit): void;
+  /** How many connections the server holds now. */
+  openConnections(count: number): void;
+  /** A batch of trace spans could not be exported. */
+  tracingExportFailed(): void;
+  /** A rate-limit check counted by this process alone, because the shared store failed or timed out. */
+  limitCountedLocally(): void;
+  /** A scrape that could not report every worker's metrics (cluster-metrics.ts) and was refused. */
+  scrapeIncomplete(): void;
   render(): Promise<string>;
+  /** The metrics as prom-client's JSON, what a cluster worker hands to the primary to be summed. */
+  json(): Promise<object[]>;
 }
 
 type Labels = 'operation_id' | 'method' | 'status';
 
-/** Creates the registry with the request histogram, the store outage counter and Node's process metrics. */
-export function createMetrics(): Metrics {
+/** The limits that refuse requests: failed credentials, writes, and the two bounds of the password-hash gate. */
+export type LimitName = 'credentials' | 'writes' | 'hash_per_client' | 'hash_queue_full';
+
+/**
+ * Creates the registry with the request histogram, the store outage counter and Node's process metrics.
+ * A cluster worker passes its `worker` label, which only the process metrics carry: summed over the workers,
+ * the service's counters and gauges add up, while each worker's memory, CPU and event loop stay its own.
+ */
+export function createMetrics(processLabels: Readonly<Record<string, string>> = {}): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry, labels: processLabels });
   const durations = new Histogram<Labels>({
     name: 'http_request_duration_seconds',
     help: 'Duration of HTTP requests by operation and status.',
@@ -23,6 +51,45 @@ export function createMetrics(): Metrics {
   const outages = new Counter({
     name: 'store_unavailable_total',
     help: 'Requests answered 503 because the store could not be reached.',
+    registers: [registry],
+  });
+  const limited = new Counter<'limit'>({
+    name: 'rate_limited_total',
+    help: 'Requests refused by a per-client limit (credentials, writes) or by the password-hash gate (hash_*).',
+    labelNames: ['limit'],
+    registers: [registry],
+  });
+  const authFailures = new Counter({
+    name: 'auth_failures_total',
+    help: 'Well-formed Basic credentials that did not match.',
+    registers: [registry],
+  });
+  const connectionFaults = new Counter<'code'>({
+    name: 'store_connection_errors_total',
+    help: 'Store connections that failed (lost, killed, reset, timed out) and were discarded, by code.',
+    labelNames: ['code'],
+    registers: [registry],
+  });
+  const connectionsLimited = new Counter<'limit'>({
+    name: 'http_connections_limited_total',
+    help: 'Connections refused with 503 (max_connections, max_connections_per_client) or closed (pipeline_depth, send_timeout) by a limit.',
+    labelNames: ['limit'],
+    registers: [registry],
+  });
+  const exportFailures = new Counter({
+    name: 'tracing_export_failures_total',
+    help: 'Batches of trace spans that could not be exported (and were dropped).',
+    registers: [registry],
+  });
+  const countedLocally = new Counter({
+    name: 'rate_limit_store_fallbacks_total',
+    help: 'Rate-limit checks counted by this process alone because the shared store (Redis, the database, the cluster primary) failed or timed out.',
+    registers: [registry],
+  });
+  const open = new Gauge({ name: 'http_open_connections', help: 'Connections the server holds.', registers: [registry] });
+  const incomplete = new Counter({
+    name: 'metrics_scrapes_incomplete_total',
+    help: 'Scrapes of /metrics refused with 503 because a worker did not hand in its metrics in time.',
     registers: [registry],
   });
   // One series per operation, method and status, looked up once: prom-client would otherwise hash the
@@ -41,6 +108,18 @@ export function createMetrics(): Metrics {
   return {
     observe: (operationId, method, status, seconds) => seriesOf(operationId, method, status).observe(seconds),
     storeUnavailable: () => outages.inc(),
+    limited: (limit) => limited.inc({ limit }),
+    authFailed: () => authFailures.inc(),
+    // The codes are the store's (SQLSTATEs, errnos) or the pool's few own: a bounded set.
+    storeConnectionFault: (code) => connectionFaults.inc({ code }),
+    connectionLimited: (limit) => connectionsLimited.inc({ limit }),
+    openConnections: (count) => open.set(count),
+    tracingExportFailed: () => exportFailures.inc(),
+    limitCountedLocally: () => countedLocally.inc(),
+    scrapeIncomplete: () => incomplete.inc(),
     render: () => registry.metrics(),
+    // prom-client omits process_start_time_seconds when it sums workers; with the worker label nothing of a
+    // process metric is combined, so it is kept like the rest.
+    json: async () => (await registry.getMetricsAsJSON()).map((metric) => (metric.aggregator === 'omit' ? { ...metric, aggregator: 'first' } : metric)),
   };
 }

@@ -2,6 +2,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { HttpProblem, problemDocument } from '../errors/problem.js';
+import { API_SECURITY_HEADERS } from '../security/browser-headers.js';
 
 // Answers Node gives before a request reaches Koa, written as problem+json like every other.
 
@@ -33,11 +34,16 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
 /** A whole HTTP/1.1 problem+json response, for the few answers written straight to a socket. */
 function rawProblemResponse(problem: HttpProblem): string {
   const { status, headers, body } = problemDocument(problem);
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries({ ...API_SECURITY_HEADERS, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\n${extra}` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
   );
+}
+
+/** A connection cap is reached: a 503 the client can act on, written to a socket Node never parses. */
+export function refuseConnection(socket: Socket, detail: string): void {
+  socket.end(rawProblemResponse(new HttpProblem('too-many-connections', detail)));
 }
 
 /** CONNECT asks for a tunnel, which this service does not offer. */
@@ -48,5 +54,5 @@ export function refuseTunnel(_request: IncomingMessage, socket: Duplex): void {
 /** An Expect header other than 100-continue cannot be met (RFC 9110 §10.1.1). */
 export function refuseExpectation(request: IncomingMessage, response: ServerResponse): void {
   const { status, headers, body } = problemDocument(new HttpProblem('expectation-failed', `Expect: ${request.headers.expect} cannot be met.`), request.url);
-  response.writeHead(status, { ...headers, 'Content-Type': 'application/problem+json', Connection: 'close' }).end(body);
+  response.writeHead(status, { ...API_SECURITY_HEADERS, ...headers, 'Content-Type': 'application/problem+json', Connection: 'close' }).end(body);
 }

@@ -4,6 +4,9 @@ import { HttpProblem } from '../errors/problem.js';
 /** `host[:port]` as RFC 9110 §7.2 allows it: a reg-name, IPv4 or bracketed IPv6, and an optional port. */
 const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]+)(:\d{1,5})?$/;
 
+/** True for a `host[:port]` a URL may carry (RFC 9110 §7.2). */
+export const isValidHost = (host: string) => HOST.test(host);
+
 /** How many Host headers a request carries; Node keeps only the first in `headers`. */
 function hostHeaders(rawHeaders: readonly string[]): number {
   let count = 0;
@@ -25,7 +28,7 @@ export const requestHygiene: Middleware = (ctx, next) => {
     throw new HttpProblem('bad-request', 'An HTTP/1.1 request must carry exactly one Host header.');
   }
   const host = headers.host;
-  if (host !== undefined && host !== '' && !HOST.test(host)) throw new HttpProblem('bad-request', 'The Host header is not a valid host.');
+  if (host !== undefined && host !== '' && !isValidHost(host)) throw new HttpProblem('bad-request', 'The Host header is not a valid host.');
   const transfer = headers['transfer-encoding'];
   if (transfer !== undefined && transfer !== '' && transfer.trim().toLowerCase() !== 'chunked') {
     throw new HttpProblem('bad-request', 'Transfer-Encoding other than chunked is not supported.');

@@ -5,19 +5,29 @@ import bodyParser from 'koa-bodyparser';
 import { routes, type RouteDefinition } from '../../../generated/routes.js';
 import type { UserRecordsHandlers } from '../../../generated/server/handlers.js';
 import type { Config } from '../../config.js';
-import { createAuthThrottle, type AuthThrottle } from '../auth/auth-throttle.js';
-import { authenticate } from '../auth/authentication.js';
+import type { Logger } from '../../logger.js';
+import { authenticate, createAuthGuards, type AuthGuards } from '../auth/authentication.js';
 import type { Contract } from '../contract/contract.js';
 import { isAsyncIterable, jsonArray } from './json-stream.js';
 import { HttpProblem } from '../errors/problem.js';
 import { compileRequestValidator } from '../contract/request-validation.js';
+import type { Limiters } from '../limits/limiter-store.js';
+import { writeLimit } from '../limits/write-limit.js';
+import type { Metrics } from '../observability/metrics.js';
 
-/** What the router needs: the contract, the handlers that implement it, and the configuration. */
+/** What the router needs: the contract, the handlers that implement it, the configuration, logs and metrics. */
 export interface RouterDeps {
   readonly contract: Contract;
   readonly handlers: UserRecordsHandlers;
   readonly config: Config;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Where the per-client limits count. */
+  readonly limiters: Limiters;
 }
+
+/** Methods that change the store: creates, replaces, updates and deletes. */
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** What every handler returns, seen from the HTTP layer. */
 interface AnyReply {
@@ -48,6 +58,12 @@ async function writeReply(ctx: Context, reply: AnyReply): Promise<void> {
 
 /** Rejects bodies that are not JSON before a byte of them is read. */
 const requireJson: Middleware = (ctx, next) => {
+  // Without Content-Length or Transfer-Encoding a request has no body, whatever its Content-Type says
+  // (RFC 9112 §6.3), and type-is matches no type against it.
+  const { headers } = ctx.req;
+  if (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) {
+    throw new HttpProblem('malformed-json', 'The request has no body; a JSON value is required.');
+  }
   if (!ctx.is('application/json')) {
     const given = ctx.get('content-type') || 'none';
     throw new HttpProblem('unsupported-media-type', `The request body must be application/json (got ${given}).`);
@@ -55,12 +71,18 @@ const requireJson: Middleware = (ctx, next) => {
   return next();
 };
 
-function operationMiddleware(route: RouteDefinition, deps: RouterDeps, throttle: AuthThrottle): Middleware {
+/** Names the operation (and its route) first, so that even a request refused before its handler is logged, measured and traced under it. */
+const named = ({ operationId, path }: RouteDefinition): Middleware => (ctx, next) => {
+  ctx.state.operationId = operationId;
+  ctx.state.route = path;
+  return next();
+};
+
+function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: AuthGuards): Middleware {
   const validate = compileRequestValidator(deps.contract, route.operationId);
-  const principalOf = authenticate(route, deps.config, throttle);
+  const principalOf = authenticate(route, deps.config, guards);
   const handler = deps.handlers[route.operationId] as AnyHandler;
   return async (ctx) => {
-    ctx.state.operationId = route.operationId;
     const principal = await principalOf(ctx);
     const { body, rawBody } = ctx.request as { body?: unknown; rawBody?: string };
     // koa-bodyparser (non-strict) hands an empty body over as '', as it does the JSON string "": tell them apart.
@@ -68,7 +90,7 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, throttle:
       throw new HttpProblem('malformed-json', 'The request body is empty; a JSON value is required.');
     }
     const request = validate({ path: ctx.params, query: ctx.query, header: ctx.headers, body });
-    await writeReply(ctx, await handler({ ...request, principal }));
+    await writeReply(ctx, await handler({ ...request, principal, client: ctx.state.client as string }));
   };
 }
 
@@ -92,11 +114,14 @@ export function createRouter(deps: RouterDeps): Router {
   const router = new Router({ prefix: deps.config.basePath || undefined, strict: true, sensitive: true });
   const json = bodyParser({ enableTypes: ['json'], jsonLimit: String(deps.config.bodyLimitBytes), strict: false });
   const methodsByPath = new Map<string, string[]>();
-  const throttle = createAuthThrottle(deps.config.authThrottle);
+  const guards = createAuthGuards(deps.config, deps.limiters, deps.metrics, deps.logger);
+  // One limit shared by every write operation of both shapes, checked before a byte of the body is read.
+  const writes = writeLimit(deps.config.writesPerMinute, deps.limiters, deps.metrics, deps.logger);
   for (const route of routes) {
     const path = toKoaPath(route.path);
-    const chain = route.hasBody ? [requireJson, json] : [];
-    router.register(path, route.method === 'GET' ? ['HEAD', 'GET'] : [route.method], [...chain, operationMiddleware(route, deps, throttle)]);
+    const limit = writes && WRITES.has(route.method) ? [writes] : [];
+    const chain = [named(route), ...limit, ...(route.hasBody ? [requireJson, json] : [])];
+    router.register(path, route.method === 'GET' ? ['HEAD', 'GET'] : [route.method], [...chain, operationMiddleware(route, deps, guards)]);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method]);
   }
   for (const [path, methods] of methodsByPath) router.all(path, otherMethods(methods));

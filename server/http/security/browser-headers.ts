@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import helmet from 'koa-helmet';
 
 /** Headers a browser may read from a cross-origin response, beyond the CORS-safelisted ones. */
-const EXPOSED = ['ETag', 'Location', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'Idempotent-Replayed'];
+const EXPOSED = ['ETag', 'Location', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Request-Id', 'Idempotent-Replayed'];
 /** Request headers a cross-origin caller may send. */
 const ALLOWED = ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key', 'X-Request-Id', 'x-custom-header', 'Custom-Header', 'Prefer'];
 
@@ -12,7 +12,7 @@ const ALLOWED = ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key',
  * JSON API. Nothing it answers may be cached, framed, sniffed as another type, embedded by other sites or
  * leak a referrer. Headers that only mean something to HTML documents (helmet's others) are sent by /docs.
  */
-const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Cache-Control': 'no-store',
   'Content-Security-Policy': "default-src 'none';frame-ancestors 'none'",
   'Cross-Origin-Resource-Policy': 'same-origin',

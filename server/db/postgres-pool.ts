@@ -1,0 +1,98 @@
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import pg from 'pg';
+import type { StoreTimeouts } from '../config.js';
+import { postgresOutage } from './outage.js';
+
+/** What the pool reports: a connection that failed, once per connection, with its outage code. */
+export type ConnectionFault = (fault: { readonly code: string; readonly message: string }) => void;
+
+/** Names the service's sessions in pg_stat_activity, unless DATABASE_URL names them otherwise. */
+export const APPLICATION_NAME = 'user-records';
+
+/**
+ * How much longer than statement_timeout the client waits for an answer. A live server cancels the statement
+ * itself (57014) and the connection stays usable; only a dead or blackholed network reaches the client's bound,
+ * which server-side timeouts cannot see (https://node-postgres.com/apis/client: query_timeout).
+ */
+export const NETWORK_GRACE_MS = 1000;
+
+function poolOptions(url: string, size: number, timeouts: StoreTimeouts): pg.PoolConfig {
+  return {
+    connectionString: url,
+    max: size,
+    application_name: APPLICATION_NAME,
+    // Bounds both opening a connection and waiting for a free one.
+    connectionTimeoutMillis: timeouts.connectMs,
+    idleTimeoutMillis: timeouts.idleMs,
+    statement_timeout: timeouts.statementMs,
+    // A transaction left open by a vanished client must not hold its locks for long.
+    idle_in_transaction_session_timeout: timeouts.statementMs,
+    query_timeout: timeouts.statementMs + NETWORK_GRACE_MS,
+    // Node 20 (libuv 1.46) sets TCP_KEEPIDLE to this delay, then probes every second, 10 times (seen with
+    // strace): a peer gone without a word is noticed about 10 s after the delay, even on an idle connection.
+    // A blackhole that still answers TCP (a proxy) passes them; there the query timeout bounds a request.
+    keepAlive: timeouts.keepAliveMs > 0,
+    keepAliveInitialDelayMillis: timeouts.keepAliveMs,
+  };
+}
+
+/**
+ * A pg pool that survives its connections failing, as Kysely's PostgresDialect uses it.
+ *
+ * - pg.Pool listens for errors only on idle clients: a checked-out client whose server goes away (57P01,
+ *   ECONNRESET) emits 'error' with nobody listening, and the process dies. Every client gets a listener of
+ *   its own for its whole life.
+ * - Kysely releases every client with `release()`, as if healthy. A client whose query failed with an outage
+ *   (timed out on the client side, killed, reset) may still wait for an answer that will never come; back in
+ *   the pool it would wedge every request that gets it. Such a client is released with its error, which
+ *   makes the pool destroy it and open a fresh connection when one is needed: the pool heals by itself.
+ *   Until then its later queries (Kysely's ROLLBACK) fail at once with the same error.
+ */
+export function createPostgresPool(url: string, size: number, timeouts: StoreTimeouts, onFault: ConnectionFault): WatchedPool {
+  const pool = new pg.Pool(poolOptions(url, size, timeouts));
+  const reported = new WeakSet<pg.Client>();
+  const report = (client: pg.Client, error: unknown) => {
+    if (reported.has(client)) return;
+    reported.add(client);
+    onFault({ code: postgresOutage(error) ?? 'UNKNOWN', message: (error as Error).message });
+  };
+  pool.on('connect', (client) => client.on('error', (error) => report(client, error)));
+  // The idle client's error has been reported by its own listener above; the pool has removed the client.
+  pool.on('error', () => {});
+
+  function watched(client: pg.PoolClient) {
+    let failure: Error | undefined;
+    const query = async (text: string | pg.QueryConfig, parameters?: readonly unknown[]) => {
+      // The connection is broken: a ROLLBACK after a timed-out query would wait out a timeout of its own.
+      if (failure) throw failure;
+      try {
+        return await client.query(text as string, parameters as unknown[] | undefined);
+      } catch (error) {
+        if (postgresOutage(error) !== undefined) {
+          failure = error as Error;
+          report(client, error);
+        }
+        throw error;
+      }
+    };
+    // Only the (sql, parameters) and (config) forms of query: the service never asks Kysely for a cursor.
+    return { query, release: () => client.release(failure) };
+  }
+
+  return {
+    connect: async () => watched(await pool.connect()) as unknown as PostgresPoolClient,
+    end: () => pool.end(),
+    // One statement on a watched connection, for callers outside Kysely (the shared rate-limit counts).
+    async query(config: pg.QueryConfig) {
+      const client = watched(await pool.connect());
+      try {
+        return await client.query(config);
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+/** The pool createPostgresPool returns: Kysely's interface, and single statements for other callers. */
+export type WatchedPool = PostgresPool & { query(config: pg.QueryConfig): Promise<unknown> };

@@ -1,0 +1,94 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { refuseConnection } from '../protocol/raw-answers.js';
+import { normaliseAddress } from './client-address.js';
+import type { LimitReport } from './limit-report.js';
+
+/** How long a refused client may take to read its 503 before the socket is destroyed. */
+const REFUSAL_LINGER_MS = 2000;
+/** Refused sockets left to linger at once; past this, a refusal is a reset, so that a flood of connects cannot use up file descriptors. */
+const MAX_LINGERING = 100;
+
+/** The connections a server holds. */
+export interface OpenConnections {
+  /** Every connection accepted and not yet closed. */
+  readonly sockets: ReadonlySet<Socket>;
+}
+
+/** The caps: connections in all, and per client (0: none, as behind proxies, where every socket is the proxy's). */
+export interface ConnectionCaps {
+  readonly max: number;
+  readonly perClient: number;
+}
+
+/** Answers a connection past a cap, then lets it go, whatever the client does. */
+function refuse(socket: Socket, lingering: Set<Socket>, detail: string): void {
+  socket.on('error', () => undefined);
+  if (lingering.size >= MAX_LINGERING) {
+    socket.destroy();
+    return;
+  }
+  lingering.add(socket);
+  socket.once('close', () => lingering.delete(socket));
+  refuseConnection(socket, detail);
+  // Reading what the client sent lets the kernel close with a FIN, not a reset that could lose the answer.
+  socket.resume();
+  setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
+}
+
+/**
+ * Counts the connections of each client (its normalised address, IPv6 per /64): `admit` takes one unless
+ * the client holds `perClient` already, and the count drops when the socket closes. Without it one client
+ * could take every connection under the cap, and every other client would be refused.
+ */
+function perClientCounts(perClient: number) {
+  const held = new Map<string, number>();
+  return (socket: Socket): boolean => {
+    if (perClient === 0) return true;
+    const client = normaliseAddress(socket.remoteAddress ?? '') ?? 'unknown';
+    const count = held.get(client) ?? 0;
+    if (count >= perClient) return false;
+    held.set(client, count + 1);
+    socket.once('close', () => {
+      const left = held.get(client)! - 1;
+      if (left === 0) held.delete(client);
+      else held.set(client, left);
+    });
+    return true;
+  };
+}
+
+/**
+ * Caps the connections the server holds at `max`, and those of one client at `perClient`: past either, a
+ * new connection is answered with a 503 problem (Retry-After, Connection: close) and closed, rather than
+ * served or silently reset (what net.Server's maxConnections does). Node's HTTP handling is given only the
+ * connections within the caps; its 'connection' listener is wrapped, as the one place where a socket can be
+ * turned away before it has a parser.
+ */
+export function capConnections(http: Server, caps: ConnectionCaps, report: LimitReport, counted: (open: number) => void): OpenConnections {
+  const accept = http.listeners('connection');
+  if (accept.length !== 1) throw new Error(`expected Node's one 'connection' listener, found ${accept.length}`);
+  const [serve] = accept as Array<(socket: Socket) => void>;
+  http.removeListener('connection', serve!);
+  const sockets = new Set<Socket>();
+  const lingering = new Set<Socket>();
+  const admitClient = perClientCounts(caps.perClient);
+  http.on('connection', (socket: Socket) => {
+    if (sockets.size >= caps.max) {
+      report('max_connections', { remoteAddress: socket.remoteAddress, open: sockets.size }, 'refused a connection: MAX_CONNECTIONS are open');
+      return refuse(socket, lingering, 'The server holds as many connections as it may; retry later.');
+    }
+    if (!admitClient(socket)) {
+      report('max_connections_per_client', { remoteAddress: socket.remoteAddress }, 'refused a connection: the client holds MAX_CONNECTIONS_PER_CLIENT');
+      return refuse(socket, lingering, 'This client holds as many connections as it may; close one, or retry later.');
+    }
+    sockets.add(socket);
+    counted(sockets.size);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      counted(sockets.size);
+    });
+    serve!.call(http, socket);
+  });
+  return { sockets };
+}

@@ -1,0 +1,36 @@
+import type { Middleware } from 'koa';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import type { Logger } from '../../logger.js';
+import { HttpProblem } from '../errors/problem.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { Limiters } from './limiter-store.js';
+
+const WINDOW_SECONDS = 60;
+
+/**
+ * Limits the creates, replaces and deletes of one client (`ctx.state.client`) to `perMinute` per fixed
+ * minute, so that no anonymous client can fill the store. Refusals are 429 with `Retry-After` and the
+ * RateLimit-Policy / RateLimit fields of draft-ietf-httpapi-ratelimit-headers (policy "writes": quota `q`
+ * per window `w` seconds; `r` remaining, `t` seconds until the quota resets). Undefined when disabled (0).
+ */
+export function writeLimit(perMinute: number, limiters: Limiters, metrics: Metrics, logger: Logger): Middleware | undefined {
+  if (perMinute === 0) return undefined;
+  const limiter = limiters.create({ keyPrefix: 'writes', points: perMinute, durationSeconds: WINDOW_SECONDS });
+  const policy = `"writes";q=${perMinute};w=${WINDOW_SECONDS}`;
+  return async (ctx, next) => {
+    const client: string = ctx.state.client;
+    try {
+      await limiter.consume(client);
+    } catch (outcome) {
+      // A store that fails rejects with an Error, not with the counts: that is a server fault, not a limit.
+      if (!(outcome instanceof RateLimiterRes)) throw outcome;
+      const seconds = Math.max(1, Math.ceil(outcome.msBeforeNext / 1000));
+      metrics.limited('writes');
+      if (outcome.consumedPoints === perMinute + 1) logger.warn({ client, perMinute }, 'client reached the write rate limit');
+      throw new HttpProblem('too-many-writes', `Too many writes from this client; at most ${perMinute} a minute. Try again in ${seconds} seconds.`, {
+        headers: { 'Retry-After': String(seconds), 'RateLimit-Policy': policy, RateLimit: `"writes";r=0;t=${seconds}` },
+      });
+    }
+    return next();
+  };
+}

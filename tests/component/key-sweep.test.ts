@@ -1,0 +1,47 @@
+import { createUserRepository } from '../../server/db/user.repository.js';
+import { createUserService, KEY_SWEEP_BATCH_SIZE } from '../../server/domain/user.service.js';
+import { withTestServer } from '../support/test-server.js';
+import { describeEachDialect } from '../support/test-store.js';
+
+// The sweep of expired idempotency keys deletes in batches (so that it never holds the event loop or the
+// store for long): across several batches it must still delete every expired key, and only those.
+
+/** An idempotency key row that expires at `expiresAt`. */
+const keyRow = (key: string, expiresAt: string) => ({ key, fingerprint: 'f', state: 'done' as const, locked_until: expiresAt, expires_at: expiresAt, created_at: expiresAt });
+
+/**
+ * An instant after the server started and before now: the server's own start-up sweep (which may still be
+ * running when the test writes its keys) does not see such keys as expired, a sweep from now on does.
+ */
+async function justExpired(): Promise<string> {
+  const instant = new Date().toISOString();
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  return instant;
+}
+
+describeEachDialect((dialect) => {
+  test('the sweep deletes every expired key across several batches, and keeps the live ones', () =>
+    withTestServer({ dialect }, async (server) => {
+      const expired = KEY_SWEEP_BATCH_SIZE * 2 + 7;
+      const past = await justExpired();
+      const future = new Date(Date.now() + 60_000).toISOString();
+      const rows = [...Array.from({ length: expired }, (_, i) => keyRow(`old-${i}`, past)), ...['a', 'b', 'c'].map((key) => keyRow(`live-${key}`, future))];
+      for (let i = 0; i < rows.length; i += 500) await server.database.db.insertInto('idempotency_keys').values(rows.slice(i, i + 500)).execute();
+
+      const users = createUserService(createUserRepository(server.database));
+      expect(await users.sweepExpiredKeys()).toBe(expired);
+      const left = await server.database.db.selectFrom('idempotency_keys').select('key').orderBy('key').execute();
+      expect(left.map(({ key }) => key)).toEqual(['live-a', 'live-b', 'live-c']);
+      expect(await users.sweepExpiredKeys()).toBe(0);
+    }));
+
+  test('an aborted sweep stops after the batch in progress', () =>
+    withTestServer({ dialect }, async (server) => {
+      const past = await justExpired();
+      const rows = Array.from({ length: KEY_SWEEP_BATCH_SIZE * 3 }, (_, i) => keyRow(`old-${i}`, past));
+      for (let i = 0; i < rows.length; i += 500) await server.database.db.insertInto('idempotency_keys').values(rows.slice(i, i + 500)).execute();
+      const stop = new AbortController();
+      stop.abort();
+      expect(await createUserService(createUserRepository(server.database)).sweepExpiredKeys(stop.signal)).toBe(KEY_SWEEP_BATCH_SIZE);
+    }));
+});

@@ -1,0 +1,47 @@
+import { STALL_BOUND_MS } from '../support/liveness-probe.js';
+import { useTestServer } from '../support/test-server.js';
+
+// A body's worst legal cost: strings far beyond their maxLength, shaped to make a pattern backtrack. The
+// length error must come alone and at once, and the server must keep answering others meanwhile.
+
+const sut = useTestServer();
+const LONG = 'a'.repeat(60_000);
+
+const hostile: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
+  ['/users', { firstName: `${LONG}\u0001`, lastName: 'L', email: 'a@example.com' }, '/firstName'],
+  ['/users', { firstName: 'F', lastName: `${LONG}\u0001`, email: 'a@example.com' }, '/lastName'],
+  ['/users', { firstName: 'F', lastName: 'L', email: `${LONG}@example.com!` }, '/email'],
+  ['/api/users', { name: `${' '.repeat(60_000)}\u0001`, email: 'a@example.com' }, '/name'],
+];
+
+test('strings far past their maxLength get the length error alone, and /healthz answers meanwhile', async () => {
+  let slowest = 0;
+  let probing = true;
+  const probe = (async () => {
+    while (probing) {
+      const started = performance.now();
+      expect((await sut.api.get('/healthz')).status).toBe(200);
+      slowest = Math.max(slowest, performance.now() - started);
+    }
+  })();
+  const answers = await Promise.all(hostile.flatMap(([path, body]) => [1, 2].map(() => sut.api.post(path, body))));
+  probing = false;
+  await probe;
+  // Generous: the answers take milliseconds; before lengths were checked first, the probe waited seconds.
+  expect(slowest).toBeLessThan(STALL_BOUND_MS);
+  answers.forEach((res, i) => {
+    const [, , field] = hostile[Math.floor(i / 2)]!;
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([{ path: field, message: expect.stringMatching(/^must NOT have more than \d+ characters$/) }]);
+  });
+});
+
+test('within the bound, every broken rule is reported, in words', async () => {
+  const res = await sut.api.post('/users', { firstName: ' \u0085', lastName: 'L\u009b', email: 'not-an-email' });
+  expect(res.status).toBe(422);
+  expect(res.body.errors).toEqual([
+    { path: '/firstName', message: 'must contain a character other than white space, and no control characters or unpaired surrogates' },
+    { path: '/lastName', message: 'must not contain control characters or unpaired surrogates' },
+    { path: '/email', message: 'must match format "email"' },
+  ]);
+});

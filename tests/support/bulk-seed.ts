@@ -1,0 +1,40 @@
+import SqliteDatabase from 'better-sqlite3';
+import type { TestStore } from './test-store.js';
+
+// Large stores written straight into the SQLite file: through the API, 300,000 users would take minutes.
+
+function inTransaction(store: TestStore, sql: string, count: number, values: (i: number) => unknown[]): void {
+  const db = new SqliteDatabase(store.sqliteFile!);
+  try {
+    const insert = db.prepare(sql);
+    db.transaction(() => {
+      for (let i = 0; i < count; i++) insert.run(...values(i));
+    })();
+  } finally {
+    db.close();
+  }
+}
+
+/** Adds `count` users to a migrated SQLite store. */
+export function seedUsers(store: TestStore, count: number): void {
+  const now = new Date().toISOString();
+  const sql = 'INSERT INTO users (first_name, last_name, email, created_at, updated_at) VALUES (?, ?, ?, ?, ?)';
+  inTransaction(store, sql, count, (i) => [`Bulk${i}`, 'User', `bulk${i}@example.com`, now, now]);
+}
+
+/** Adds `count` idempotency keys that expired a day ago to a migrated SQLite store. */
+export function seedExpiredKeys(store: TestStore, count: number): void {
+  const past = new Date(Date.now() - 86_400_000).toISOString();
+  const sql = "INSERT INTO idempotency_keys (key, fingerprint, state, locked_until, expires_at, created_at) VALUES (?, 'f', 'done', ?, ?, ?)";
+  inTransaction(store, sql, count, (i) => [`expired-${i}`, past, past, past]);
+}
+
+/** How many idempotency keys the store holds. */
+export function countKeys(store: TestStore): number {
+  const db = new SqliteDatabase(store.sqliteFile!, { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM idempotency_keys').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,66 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { request } from 'node:http';
+
+// What an attack costs the server, measured from outside: how long a health check waits, how large the process grows.
+
+/**
+ * The longest a health check may wait while an attack runs. Generous on purpose: alone on this machine the
+ * slowest check takes 20-80 ms, and in a busy CI run it was once 508 ms (a bound of 500 failed there). Every
+ * attack the tests make stalled the server before its fix for far longer: four full lists of 250,000 users
+ * 2.8-3.0 s, a sweep of 1,000,000 keys 7 s, pipelined lists 9 s, hostile patterns several seconds.
+ */
+export const STALL_BOUND_MS = 1500;
+
+/** One GET, on a connection of its own; resolves with the status and the milliseconds it took. */
+export function timedGet(url: string): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false }, (res) => {
+      res.resume();
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
+    });
+    req.once('error', reject);
+    req.setTimeout(20_000, () => req.destroy(new Error(`no answer from ${url} in 20 s`)));
+    req.end();
+  });
+}
+
+/** Polls `url` every `everyMs` until stopped; `stop` resolves with the slowest answer and the statuses seen. */
+export function startProbe(url: string, everyMs = 50): { stop(): Promise<{ slowestMs: number; statuses: number[] }> } {
+  let running = true;
+  let slowestMs = 0;
+  const statuses: number[] = [];
+  const loop = (async () => {
+    while (running) {
+      const { status, ms } = await timedGet(url);
+      statuses.push(status);
+      slowestMs = Math.max(slowestMs, ms);
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return { slowestMs, statuses };
+    },
+  };
+}
+
+/** Resident memory of a process, in MiB (Linux). */
+export function rssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
+  return Number(line![1]) / 1024;
+}
+
+/** Sockets the server process holds open, listening one included (Linux). */
+export function openSockets(pid: number): number {
+  const isSocket = (fd: string) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:');
+    } catch {
+      return false;
+    }
+  };
+  return readdirSync(`/proc/${pid}/fd`).filter(isSocket).length;
+}

@@ -1,0 +1,52 @@
+import { allowedBefore429, budgets, failedLogin, LIMIT, LIMIT_ENV, login, REDIS_URL, redisPrefix } from '../support/limit-budget.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { createTestStore, postgresAvailable, type TestStore } from '../support/test-store.js';
+
+// The failed-credential throttle and the write limit count once per client for the whole deployment: across
+// instances (through PostgreSQL, or Redis when REDIS_URL is set) and across the workers of one instance.
+
+const shared = { failedLogins: LIMIT, writes: LIMIT };
+
+async function withProcesses(stores: readonly TestStore[], envs: readonly Record<string, string>[], body: (urls: string[]) => Promise<void>) {
+  const servers: ServerProcess[] = [];
+  try {
+    servers.push(...(await Promise.all(envs.map((env, i) => startServerProcess(stores[i % stores.length]!, { ...LIMIT_ENV, ...env })))));
+    await body(servers.map((server) => server.url));
+  } finally {
+    await Promise.all(servers.map((server) => server.stop('SIGKILL')));
+    await Promise.all(stores.map((store) => store.drop()));
+  }
+}
+
+(postgresAvailable ? test : test.skip)('two instances on one PostgreSQL share the failed-credential and write budgets', async () => {
+  await withProcesses([await createTestStore('postgres')], [{}, {}], async (urls) => expect(await budgets(urls)).toEqual(shared));
+});
+
+(postgresAvailable ? test : test.skip)('concurrent logins through two instances forgive a client its failures once, never beyond its budget', async () => {
+  await withProcesses([await createTestStore('postgres')], [{}, {}], async (urls) => {
+    for (let i = 0; i < LIMIT / 2; i++) expect(await failedLogin(urls[i % 2]!)).toBe(401);
+    const logins = await Promise.all(Array.from({ length: 20 }, (_, i) => login(urls[i % 2]!)));
+    expect(logins.every((status) => status === 200)).toBe(true);
+    // A guesser rotating user names meets the per-client count alone: forgiven to zero, not below it.
+    let guess = 0;
+    expect(await allowedBefore429(urls, (url) => failedLogin(url, `guess-${guess++}`), 401)).toBe(LIMIT);
+  });
+});
+
+test('WORKERS=2 on SQLite share the budgets through the primary', async () => {
+  // Every request comes on a connection of its own, which the primary hands to the workers in turn.
+  await withProcesses([await createTestStore('sqlite')], [{ WORKERS: '2' }], async (urls) => expect(await budgets(urls)).toEqual(shared));
+});
+
+test('with REDIS_URL, two instances on stores of their own share the budgets through Redis, under their key prefix', async () => {
+  const { prefix, clean } = redisPrefix();
+  const env = { REDIS_URL, RATE_LIMIT_KEY_PREFIX: prefix };
+  try {
+    const stores = [await createTestStore('sqlite'), await createTestStore('sqlite')];
+    await withProcesses(stores, [env, env], async (urls) => expect(await budgets(urls)).toEqual(shared));
+    // Every count lives under the test's prefix: credentials by client and by user name, and writes.
+    expect(await clean()).toBe(3);
+  } finally {
+    await clean();
+  }
+});
