@@ -60,22 +60,21 @@ export function createIdempotencyKeyQueries(
           .executeTakeFirst();
         return Number(result.numUpdatedRows) > 0;
       }),
-    createWithKey: (fields, now, key, owner, render) => {
+    createWithKey: (fields, now, key, owner) => {
       const createAndRecord = async (trx: Kysely<Tables>) => {
         const user = await insertUser(trx, fields, now);
-        const outcome = render(user);
         // The proof of ownership, in the transaction that commits the user: a retry that took the key over
         // meanwhile holds it now, and this unit (user included) is rolled back. On PostgreSQL the update also
         // locks the row, so a takeover that comes later waits for this commit and then finds the key done.
         const recorded = await trx
           .updateTable('idempotency_keys')
-          .set({ state: 'done', outcome: JSON.stringify(outcome), user_id: user.id })
+          .set({ state: 'done', outcome: JSON.stringify({ created: user }), user_id: user.id })
           .where('key', '=', key)
           .where('state', '=', 'in-flight')
           .where('owner', '=', owner)
           .executeTakeFirst();
         if (Number(recorded.numUpdatedRows) === 0) throw new IdempotencyKeyInFlightError();
-        return outcome;
+        return user;
       };
       return writing(createAndRecord, { atomic: true });
     },

@@ -9,7 +9,7 @@ export type ChangeResult<T> =
   | { readonly outcome: 'missing' }
   | { readonly outcome: 'stale'; readonly currentVersion: number };
 
-/** An idempotency key as stored. `outcome` is the JSON of the first response, once there is one. */
+/** An idempotency key as stored. `outcome` is the JSON of the user as the first request created it, once there is one. */
 export interface IdempotencyRecord {
   readonly fingerprint: string;
   readonly state: 'in-flight' | 'done';
@@ -51,10 +51,11 @@ export interface UserRepository {
   /** Takes over a key whose holder stopped before finishing (its lock ran out); false if another was faster. */
   takeOverKey(key: string, expiredLock: string, claim: KeyClaim): Promise<boolean>;
   /**
-   * In one transaction: creates the user and stores the response rendered from it as the key's outcome,
-   * provided `owner` still holds the key; otherwise nothing is stored and IdempotencyKeyInFlightError is thrown.
+   * In one transaction: creates the user and stores it, as created, as the key's outcome, provided `owner`
+   * still holds the key; otherwise nothing is stored and IdempotencyKeyInFlightError is thrown. Every
+   * argument is data, as for every write: a writer in another process can run it (primary-writer.ts).
    */
-  createWithKey<R>(fields: UserFields, now: string, key: string, owner: string, render: (user: User) => R): Promise<R>;
+  createWithKey(fields: UserFields, now: string, key: string, owner: string): Promise<User>;
   /** Gives up a key this owner claimed and whose request failed, so that a retry can run. */
   releaseKey(key: string, owner: string): Promise<void>;
   /** Deletes at most `limit` expired keys; returns how many. */

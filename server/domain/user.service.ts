@@ -51,6 +51,16 @@ export type Clock = () => Date;
 const systemClock: Clock = () => new Date();
 const later = (from: Date, ms: number) => new Date(from.getTime() + ms).toISOString();
 
+/**
+ * The first response again, from the key's stored outcome: the user as the first request created it, rendered
+ * by the retry, whose body is the first one's (the fingerprints match) and so renders the same response. Keys
+ * stored before 2026-11-24 hold the rendered response itself; they expire within IDEMPOTENCY_KEY_TTL_MS.
+ */
+function replay<R>(stored: string, render: (user: User) => R): R {
+  const outcome = JSON.parse(stored) as { created: User } | R;
+  return typeof outcome === 'object' && outcome !== null && 'created' in outcome ? render(outcome.created) : (outcome as R);
+}
+
 /** Turns the outcome of a conditional change into its value, or the domain error it stands for. */
 function settle<T>(id: number, result: ChangeResult<T>): T {
   if (result.outcome === 'missing') throw new UserNotFoundError(id);
@@ -94,9 +104,9 @@ export function createUserService(repository: UserRepository, options: UserServi
       const at = clock();
       const keyClaim = { owner: randomUUID(), client: request.client, now: at.toISOString(), lockedUntil: later(at, idempotencyLockMs), expiresAt: later(at, IDEMPOTENCY_KEY_TTL_MS) };
       const stored = await holdKey(request, keyClaim);
-      if (stored != null) return { outcome: JSON.parse(stored) as Awaited<ReturnType<typeof render>>, replayed: true };
+      if (stored != null) return { outcome: replay(stored, render), replayed: true };
       try {
-        return { outcome: await repository.createWithKey(fields, keyClaim.now, request.key, keyClaim.owner, render), replayed: false };
+        return { outcome: render(await repository.createWithKey(fields, keyClaim.now, request.key, keyClaim.owner)), replayed: false };
       } catch (error) {
         await repository.releaseKey(request.key, keyClaim.owner).catch(() => undefined);
         throw error;

@@ -75,6 +75,26 @@ describeEachDialect((dialect) => {
     expect(res.body.type).toBe('urn:user-records:problem:idempotency-key-in-flight');
   });
 
+  test('the key keeps the user as created, and a retry renders the first response from it', async () => {
+    const key = newKey();
+    const first = await sut.api.post('/users', buildUserInput(), { headers: { 'idempotency-key': key } });
+    const stored = await storedKey(sut.server, key);
+    expect(JSON.parse(stored!.outcome!)).toEqual({ created: expect.objectContaining({ id: first.body.id, version: 1, email: first.body.email }) });
+  });
+
+  test('a key stored by an earlier version, holding the rendered response, is replayed as it is', async () => {
+    const key = newKey();
+    const input = buildUserInput();
+    const first = await sut.api.post('/users', input, { headers: { 'idempotency-key': key } });
+    const rendered = { status: 201, body: { ...first.body, lastName: 'AsStoredThen' }, headers: { Location: '/users/earlier', ETag: '"1"' } };
+    await sut.server.database.db.updateTable('idempotency_keys').set({ outcome: JSON.stringify(rendered) }).where('key', '=', key).execute();
+    const retry = await sut.api.post('/users', input, { headers: { 'idempotency-key': key } });
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(rendered.body);
+    expect(retry.headers.get('location')).toBe('/users/earlier');
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+  });
+
   test('a key whose holder died (its lock ran out) is taken over by the retry', async () => {
     const key = newKey();
     const input = buildUserInput();
