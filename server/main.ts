@@ -46,7 +46,7 @@ async function runServer(config: Config, logger: Logger): Promise<void> {
 
 /** The cluster primary: prepares the store once, then keeps `workers` server processes running. */
 async function runPrimary(config: Config, logger: Logger): Promise<void> {
-  await prepareStore(config, logger);
+  const store = await prepareStore(config, logger);
   // Workers without Redis or a shared store count their clients here (limiter-store.ts).
   serveClusterLimits();
   let stopping = false;
@@ -60,6 +60,8 @@ async function runPrimary(config: Config, logger: Logger): Promise<void> {
   onSignals(async (signal) => {
     stopping = true;
     await stopWorkers(signal, config.timeouts.shutdownMs + WORKER_EXIT_GRACE_MS, logger);
+    // Last: workers finishing their requests still write through the primary on SQLite.
+    await store.close();
   }, logger);
 }
 

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
 import type { AddressInfo } from 'node:net';
@@ -5,7 +6,9 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { seedDemoData } from './db/demo-data.js';
 import type { ConnectionFault } from './db/postgres-pool.js';
+import { serveStoreWrites, writesThroughPrimary } from './db/primary-writer.js';
 import { createUserRepository } from './db/user.repository.js';
+import type { UserRepository } from './domain/user-repository.js';
 import { createUserService, type UserService } from './domain/user.service.js';
 import { createHandlers } from './handlers/index.js';
 import { createApp } from './http/app.js';
@@ -52,7 +55,8 @@ async function openPreparedDatabase(config: Config, logger: Logger, metrics?: Me
   const onQuery = tracing?.onQuery;
   const database = await openDatabase(config.database, { timeouts: config.storeTimeouts, onConnectionFault: connectionFaults(logger, metrics), ...(onQuery ? { onQuery } : {}) });
   try {
-    if (config.seedDemoData && (await seedDemoData(database.db, new Date().toISOString()))) {
+    // A worker finds the store seeded by its primary: one that restarts later must not seed a store emptied on purpose.
+    if (config.seedDemoData && !cluster.isWorker && (await seedDemoData(database.db, new Date().toISOString()))) {
       logger.info('seeded the empty store with 12 demo users');
     }
     return database;
@@ -62,9 +66,22 @@ async function openPreparedDatabase(config: Config, logger: Logger, metrics?: Me
   }
 }
 
-/** Migrates (and seeds) the store once, so that worker processes starting together find it ready. */
-export async function prepareStore(config: Config, logger: Logger): Promise<void> {
+/**
+ * In the cluster primary: migrates (and seeds) the store once, so that workers starting together find it
+ * ready. On SQLite the primary then stays the store's only writer (db/primary-writer.ts) until closed.
+ */
+export async function prepareStore(config: Config, logger: Logger): Promise<{ close(): Promise<void> }> {
   await (await openPreparedDatabase(config, logger)).close();
+  if (config.database.kind !== 'sqlite') return { close: async () => undefined };
+  return serveStoreWrites({ database: config.database, timeouts: config.storeTimeouts }, logger);
+}
+
+/** The repository of this process: with WORKERS on SQLite, a worker's writes go to the primary. */
+function userRepository(config: Config, database: Database): UserRepository & { stop(): void } {
+  const local = createUserRepository(database);
+  if (config.database.kind !== 'sqlite' || !cluster.isWorker) return { ...local, stop: () => undefined };
+  // As long as a write of the worker's own may take (the statement timeout), and a second for the messages.
+  return writesThroughPrimary(local, config.storeTimeouts.statementMs + 1000);
 }
 
 /** Waits for the open requests to end, cutting the connections that are still busy at the deadline. */
@@ -134,7 +151,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const database = await openPreparedDatabase(config, logger, metrics, tracing);
   const limiters = await createLimiters(config, database.sharedCounters, { logger, metrics });
   try {
-    const users = createUserService(createUserRepository(database), {
+    const repository = userRepository(config, database);
+    const users = createUserService(repository, {
       idempotencyLockMs: config.idempotencyLockMs,
       keysPerClient: config.idempotencyKeysPerClient,
     });
@@ -159,6 +177,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       await drain(http, timeouts.shutdownMs);
       connectionLimits.stop();
       await limiters.close();
+      repository.stop();
       await Promise.all([database.close(), tracing.shutdown()]);
       stopSharingMetrics();
     };

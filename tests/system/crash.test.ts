@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { buildUserInput } from '../support/builders.js';
@@ -33,12 +34,19 @@ async function expectIntact(store: TestStore): Promise<void> {
   }
 }
 
+/** SIGKILL to a process and every process it started, at once: a crash of the whole server, workers included. */
+function killTree(pid: number): void {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  for (const each of [pid, ...children]) process.kill(each, 'SIGKILL');
+}
+
 describeEachDialect((dialect) => {
-  test('every acknowledged create survives a SIGKILL, and the store is intact', async () => {
+  // With WORKERS on SQLite every write goes through the primary, the store's one writer (primary-writer.ts).
+  test.each([1, 4])('every acknowledged create survives a SIGKILL (WORKERS=%i), and the store is intact', async (workers) => {
     const store = await createTestStore(dialect);
     const acknowledged = new Map<number, string>();
     try {
-      const server = await startServerProcess(store, { SEED_DEMO_DATA: 'false' });
+      const server = await startServerProcess(store, { SEED_DEMO_DATA: 'false', WORKERS: String(workers) });
       let killed = false;
       const writer = async () => {
         while (!killed) {
@@ -58,7 +66,8 @@ describeEachDialect((dialect) => {
       const writers = Array.from({ length: 16 }, writer);
       await new Promise((resolve) => setTimeout(resolve, 750));
       killed = true;
-      expect(await server.stop('SIGKILL')).toBe('SIGKILL');
+      killTree(server.pid);
+      expect(await server.exited).toBe('SIGKILL');
       await Promise.all(writers);
       expect(acknowledged.size).toBeGreaterThan(20);
 

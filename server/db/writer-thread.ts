@@ -1,0 +1,29 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from './database.js';
+import { failureOf, perTurn, type WriteAnswer, type WriteRequest, type WriterSettings } from './primary-writer.js';
+import { createUserRepository } from './user.repository.js';
+
+// The cluster primary's writer thread: the SQLite store's one writer for every worker (primary-writer.ts).
+
+type Operation = (...args: unknown[]) => Promise<unknown>;
+
+const port = parentPort!;
+const { database: config, timeouts } = workerData as WriterSettings;
+const database = await openDatabase(config, { timeouts });
+const repository = createUserRepository(database);
+
+// The answers of one group commit settle in the same turn, and go back in one message.
+const answer = perTurn<WriteAnswer>((answers) => port.postMessage(answers));
+
+port.on('message', (requests: WriteRequest[] | 'close') => {
+  if (requests === 'close') {
+    void database.close().finally(() => port.close());
+    return;
+  }
+  for (const { id, operation, args } of requests) {
+    (repository[operation] as Operation).apply(repository, args).then(
+      (value) => answer({ id, value }),
+      (error: unknown) => answer({ id, failure: failureOf(error) }),
+    );
+  }
+});

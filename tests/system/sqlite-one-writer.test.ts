@@ -1,0 +1,56 @@
+import SqliteDatabase from 'better-sqlite3';
+import { buildUserInput } from '../support/builders.js';
+import { STALL_BOUND_MS, startProbe } from '../support/liveness-probe.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { createTestStore, type TestStore } from '../support/test-store.js';
+
+// With WORKERS on SQLite, the primary is the store's only writer: workers never wait for SQLite's write lock,
+// whose busy wait holds a process's event loop until the lock is free.
+
+const HOLD_MS = 3000;
+
+let store: TestStore;
+let server: ServerProcess | undefined;
+beforeEach(async () => {
+  store = await createTestStore('sqlite');
+});
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+  await store.drop();
+});
+
+const create = (url: string) =>
+  fetch(`${url}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
+
+test('a write lock held by another process stalls no worker: health checks are answered, and the writes then succeed', async () => {
+  server = await startServerProcess(store, { WORKERS: '2', DATABASE_STATEMENT_TIMEOUT_MS: '8000' });
+  const url = server.url;
+  // An operator's maintenance connection, say, takes the write lock for a few seconds.
+  const other = new SqliteDatabase(store.sqliteFile!);
+  other.exec('BEGIN IMMEDIATE');
+  const probe = startProbe(`${url}/healthz`);
+  const writes = Promise.all(Array.from({ length: 8 }, () => create(url)));
+  await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
+  other.exec('COMMIT');
+  other.close();
+  const statuses = (await writes).map((response) => response.status);
+  const health = await probe.stop();
+  expect(statuses).toEqual(Array(8).fill(201));
+  expect(health.statuses.every((status) => status === 200)).toBe(true);
+  // Before, each worker waited for the lock inside a synchronous call: /healthz took the whole hold (~3 s).
+  expect(health.slowestMs).toBeLessThan(STALL_BOUND_MS);
+}, 30_000);
+
+test('what one worker writes, every worker reads at once', async () => {
+  server = await startServerProcess(store, { WORKERS: '3' });
+  const url = server.url;
+  for (let i = 0; i < 12; i++) {
+    const created = await create(url);
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    // New connections: the reads land on other workers than the write did.
+    const reads = await Promise.all([1, 2, 3].map(() => fetch(`${url}/users/${id}`, { headers: { connection: 'close' } })));
+    expect(reads.map((read) => read.status)).toEqual([200, 200, 200]);
+  }
+});
