@@ -1,6 +1,6 @@
 // Shared by the benchmarks: start targets as processes, fill stores, drive them with wrk, read peak memory.
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, rmSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, rmSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,8 +15,13 @@ export const CREDENTIALS = { username: 'bench', password: 'bench-password' };
 const scratch = mkdtempSync(join(tmpdir(), 'bench-run-'));
 process.once('exit', () => rmSync(scratch, { recursive: true, force: true }));
 
-/** Peak resident set of a process so far (VmHWM), in MiB. */
-export const peakRssMiB = (pid) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+/** Processes a process started (cluster workers), read from /proc. */
+const childrenOf = (pid) =>
+  readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+
+/** Peak resident set so far (VmHWM) of a process and every process under it, in MiB. */
+export const peakRssMiB = (pid) =>
+  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024 + childrenOf(pid).reduce((sum, child) => sum + peakRssMiB(child), 0);
 
 export function freePort() {
   return new Promise((resolve) => {
@@ -28,11 +33,12 @@ export function freePort() {
 }
 
 /**
- * Starts a process on a free port (passed as PORT and to `argsFor`); resolves once it answers HTTP. Its
- * output goes to a file, not a pipe: wrk runs synchronously here, and a pipe nobody drains would fill
- * and block the target's logging mid-measurement.
+ * Starts a process on a free port (passed as PORT and to `argsFor`); resolves once it answers HTTP, and
+ * (`listening`) once that many of its workers have logged that they listen. Its output goes to a file, not
+ * a pipe: wrk runs synchronously here, and a pipe nobody drains would fill and block the target's logging
+ * mid-measurement.
  */
-export async function startProcess(command, argsFor, env = {}) {
+export async function startProcess(command, argsFor, env = {}, listening = 0) {
   const port = await freePort();
   const args = argsFor(port);
   const logFile = join(scratch, `output-${port}.log`);
@@ -43,7 +49,8 @@ export async function startProcess(command, argsFor, env = {}) {
   const url = `http://127.0.0.1:${port}`;
   for (let tries = 0; ; tries++) {
     if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited: ${output()}`);
-    if (await fetch(url).then(() => true, () => false)) break;
+    const listeners = output().split('"msg":"user records service listening"').length - 1;
+    if (listeners >= listening && (await fetch(url).then(() => true, () => false))) break;
     if (tries > 300) throw new Error(`${command} did not start: ${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -70,7 +77,7 @@ export const startService = (databaseUrl, nodeOptions = [], env = {}) =>
     // The benchmark drives tens of thousands of writes a second from one address.
     RATE_LIMIT_WRITES_PER_MINUTE: '0',
     ...env,
-  });
+  }, Number(env.WORKERS ?? 1));
 
 const userRow = (i, now) => [`First${i}`, `Last${i}`, `user${i}@example.com`, now, now];
 

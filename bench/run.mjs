@@ -58,6 +58,26 @@ async function service(kind) {
   }
 }
 
+/**
+ * Scaling with WORKERS (GET one user, POST a user): whether reads spread over the workers and writes keep up
+ * with one writer for all of them. On a machine with fewer cores than workers (and wrk on one of them), the
+ * rows measure what more workers cost there, not how far they scale.
+ */
+async function workers(kind, counts) {
+  for (const count of counts) {
+    const store = await createStore(kind);
+    const server = await startService(store.url, [], { WORKERS: String(count) });
+    try {
+      const target = `this service (${kind}, WORKERS=${count})`;
+      measure(target, server, 'GET one user (shape B)', 12, '/users/2');
+      measure(target, server, 'POST a user (shape B)', 12, '/users', { method: 'POST', body: shapeBBody });
+    } finally {
+      await server.stop();
+      await store.drop();
+    }
+  }
+}
+
 function installJsonServer() {
   if (existsSync(join(PEERS, 'node_modules/.bin/json-server'))) return;
   mkdirSync(PEERS, { recursive: true });
@@ -101,8 +121,11 @@ ensureWrk();
 if (!existsSync(join(root, 'dist/server/main.js'))) throw new Error('Run `make build` first (make bench does).');
 await ceilings();
 await service('sqlite');
-if (await postgresReachable()) await service('postgres');
-else console.warn('PostgreSQL is not reachable: this service is measured on SQLite only');
+await workers('sqlite', [1, 2, 4, 8]);
+if (await postgresReachable()) {
+  await service('postgres');
+  await workers('postgres', [1, 4]);
+} else console.warn('PostgreSQL is not reachable: this service is measured on SQLite only');
 await jsonServer();
 await prismMock();
 
