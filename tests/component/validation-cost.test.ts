@@ -1,4 +1,3 @@
-import { STALL_BOUND_MS } from '../support/liveness-probe.js';
 import { useTestServer } from '../support/test-server.js';
 
 // A body's worst legal cost: strings far beyond their maxLength, shaped to make a pattern backtrack. The
@@ -27,8 +26,9 @@ test('strings far past their maxLength get the length error alone, and /healthz 
   const answers = await Promise.all(hostile.flatMap(([path, body]) => [1, 2].map(() => sut.api.post(path, body))));
   probing = false;
   await probe;
-  // Generous: the answers take milliseconds; before lengths were checked first, the probe waited seconds.
-  expect(slowest).toBeLessThan(STALL_BOUND_MS);
+  // In this process a health check takes about 3 ms; before lengths were checked first, the slowest took
+  // 1.4 s, under the general STALL_BOUND_MS: this test keeps a bound of its own.
+  expect(slowest).toBeLessThan(500);
   answers.forEach((res, i) => {
     const [, , field] = hostile[Math.floor(i / 2)]!;
     expect(res.status).toBe(422);

@@ -25,14 +25,28 @@ export function timedGet(url: string): Promise<{ status: number; ms: number }> {
   });
 }
 
-/** Polls `url` every `everyMs` until stopped; `stop` resolves with the slowest answer and the statuses seen. */
-export function startProbe(url: string, everyMs = 50): { stop(): Promise<{ slowestMs: number; statuses: number[] }> } {
+const refused = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ECONNREFUSED';
+
+/**
+ * Polls `url` every `everyMs` until stopped; `stop` resolves with the slowest answer and the statuses seen.
+ * `beforeListening`: started before the server, it waits for it to listen (refused connections are not
+ * counted), so that it also sees work the server does as it starts.
+ */
+export function startProbe(url: string, everyMs = 50, { beforeListening = false } = {}): { stop(): Promise<{ slowestMs: number; statuses: number[] }> } {
   let running = true;
   let slowestMs = 0;
   const statuses: number[] = [];
   const loop = (async () => {
     while (running) {
-      const { status, ms } = await timedGet(url);
+      const answer = await timedGet(url).catch((error: unknown) => {
+        if (beforeListening && statuses.length === 0 && refused(error)) return undefined;
+        throw error;
+      });
+      if (!answer) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        continue;
+      }
+      const { status, ms } = answer;
       statuses.push(status);
       slowestMs = Math.max(slowestMs, ms);
       await new Promise((resolve) => setTimeout(resolve, everyMs));
