@@ -1,12 +1,13 @@
-// Benchmark, not a test: the time and the server's peak memory to list 100,000 and 200,000 users, on each
+// Benchmark, not a test: the time and the server's peak memory to list 12 to 1,000,000 users, on each
 // database, each in a server process of its own that serves nothing else (so its peak RSS is the list's).
-// Shape B streams the whole list; shape A pages through it (the last page is the deepest offset).
+// Shape B streams the whole list; shape A pages through it (the last page is the deepest offset), and wrk
+// measures page 1 under load, whose cost must not grow with the store.
 // Run by `make bench`; writes bench/results/large-list.{md,json}.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createStore, fillStore, peakRssMiB, postgresReachable, root, startService } from './lib.mjs';
+import { createStore, fillStore, peakRssMiB, postgresReachable, root, startService, wrk } from './lib.mjs';
 
-const SIZES = (process.env.BENCH_LIST_USERS ?? '100000,200000').split(',').map(Number);
+const SIZES = (process.env.BENCH_LIST_USERS ?? '12,100000,200000,1000000').split(',').map(Number);
 
 async function timed(url) {
   const started = performance.now();
@@ -20,15 +21,19 @@ async function measure(name, kind, users) {
   const store = await createStore(kind);
   const server = await startService(store.url);
   try {
-    await fillStore(store.url, users - 12);
+    if (users > 12) await fillStore(store.url, users - 12);
     const rssBeforeMiB = peakRssMiB(server.pid);
     const full = await timed(`${server.url}/users`);
     const fullAgain = await timed(`${server.url}/users`);
     const firstPage = await timed(`${server.url}/api/users?page=1&per_page=100`);
-    const lastPage = await timed(`${server.url}/api/users?page=${users / 100}&per_page=100`);
+    const lastPage = await timed(`${server.url}/api/users?page=${Math.ceil(users / 100)}&per_page=100`);
+    const pageOne = `${server.url}/api/users?page=1&per_page=6`;
+    wrk(pageOne, { seconds: 1 });
+    const pageOneLoad = wrk(pageOne, { seconds: 4 });
     return {
       database: name, users, fullListMs: Math.min(full.ms, fullAgain.ms), fullListMiB: full.bytes / 2 ** 20,
-      firstPageMs: firstPage.ms, lastPageMs: lastPage.ms, rssBeforeMiB, peakRssMiB: peakRssMiB(server.pid),
+      firstPageMs: firstPage.ms, lastPageMs: lastPage.ms, pageOneRps: pageOneLoad.rps, pageOneP99: pageOneLoad.p99,
+      rssBeforeMiB, peakRssMiB: peakRssMiB(server.pid),
       statuses: [full.status, fullAgain.status, firstPage.status, lastPage.status],
     };
   } finally {
@@ -49,9 +54,9 @@ const f = (n) => n.toFixed(1);
 const table = [
   `Listing every user (${new Date().toISOString()}, Node ${process.version})`,
   '',
-  '| database | users | GET /users (full list, streamed) | body | GET /api/users page 1 | last page | server RSS before | server peak RSS |',
-  '|---|---:|---|---|---|---|---|---|',
-  ...results.map((r) => `| ${r.database} | ${r.users.toLocaleString('en')} | ${f(r.fullListMs)} ms | ${f(r.fullListMiB)} MiB | ${f(r.firstPageMs)} ms | ${f(r.lastPageMs)} ms | ${f(r.rssBeforeMiB)} MiB | ${f(r.peakRssMiB)} MiB |`),
+  '| database | users | GET /users (full list, streamed) | body | GET /api/users page 1 of 100 | last page of 100 | page 1 of 6 under load (wrk, 50 connections) | server RSS before | server peak RSS |',
+  '|---|---:|---|---|---|---|---|---|---|',
+  ...results.map((r) => `| ${r.database} | ${r.users.toLocaleString('en')} | ${f(r.fullListMs)} ms | ${f(r.fullListMiB)} MiB | ${f(r.firstPageMs)} ms | ${f(r.lastPageMs)} ms | ${r.pageOneRps.toFixed(0)} req/s, p99 ${f(r.pageOneP99)} ms | ${f(r.rssBeforeMiB)} MiB | ${f(r.peakRssMiB)} MiB |`),
   '',
 ].join('\n');
 writeFileSync(join(root, 'bench/results/large-list.md'), table);

@@ -80,8 +80,15 @@ function sqlite(filename: string, timeouts: StoreTimeouts): DialectSupport {
   database.pragma(`busy_timeout = ${timeouts.statementMs}`);
   return {
     dialect: new MultiProcessSqliteDialect({ database: withStatementCache(database) }, database),
-    // AUTOINCREMENT: an id, once deleted, is never handed out again (https://www.sqlite.org/autoinc.html).
-    flavour: { generatedIntegerKey: (column) => column.autoIncrement() },
+    flavour: {
+      // AUTOINCREMENT: an id, once deleted, is never handed out again (https://www.sqlite.org/autoinc.html).
+      generatedIntegerKey: (column) => column.autoIncrement(),
+      countingTriggers: ({ table, counter, shards }) => [
+        `create trigger ${table}_counted_insert after insert on ${table} begin update ${counter} set n = n + 1 where shard = new.id % ${shards}; end`,
+        `create trigger ${table}_counted_delete after delete on ${table} begin update ${counter} set n = n - 1 where shard = old.id % ${shards}; end`,
+      ],
+      droppingTriggers: ({ table }) => [`drop trigger ${table}_counted_insert`, `drop trigger ${table}_counted_delete`],
+    },
     outage: sqliteOutage,
     checkRoom: () => checkFreeSpace(filename),
     // One connection and an fsync per commit: concurrent writes share commits (see group-commit.ts).
@@ -96,8 +103,31 @@ function postgres(url: string, poolSize: number, timeouts: StoreTimeouts, onFaul
   return {
     dialect: new PostgresDialect({ pool }),
     sharedCounters: postgresCounters(pool),
-    // Identity columns are sequences: ids are never reused, even after a rollback or a delete.
-    flavour: { generatedIntegerKey: (column) => column.generatedByDefaultAsIdentity() },
+    flavour: {
+      // Identity columns are sequences: ids are never reused, even after a rollback or a delete.
+      generatedIntegerKey: (column) => column.generatedByDefaultAsIdentity(),
+      // Per statement, from its transition table: a bulk insert of 5,000 rows updates each shard once, not
+      // 5,000 times (each update leaves a dead row version; 200,000 of them made reading the total 6 times
+      // slower until a vacuum). Shards are updated in order, so concurrent statements cannot deadlock.
+      countingTriggers: ({ table, counter, shards }) =>
+        (['insert', 'delete'] as const).flatMap((change) => {
+          const [rows, sign] = change === 'insert' ? ['new', '+'] : ['old', '-'];
+          return [
+            `create function ${table}_counted_${change}() returns trigger language plpgsql as $$
+             declare changed record;
+             begin
+               for changed in select id % ${shards} as shard, count(*) as k from changed_rows group by 1 order by 1 loop
+                 update ${counter} set n = n ${sign} changed.k where shard = changed.shard;
+               end loop;
+               return null;
+             end $$`,
+            `create trigger ${table}_counted_${change} after ${change} on ${table} referencing ${rows} table as changed_rows
+             for each statement execute function ${table}_counted_${change}()`,
+          ];
+        }),
+      droppingTriggers: ({ table }) =>
+        ['insert', 'delete'].flatMap((change) => [`drop trigger ${table}_counted_${change} on ${table}`, `drop function ${table}_counted_${change}()`]),
+    },
     outage: postgresOutage,
     // The server's disk is not ours to see; a full one fails writes with 53100, which readiness hears of.
     checkRoom: async () => {},

@@ -33,9 +33,17 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+/** The number of users, in shards kept by triggers on `users` (migration 2026-11-23-04). */
+export interface UserCountTable {
+  shard: number;
+  /** bigint: PostgreSQL hands it over as a string. */
+  n: number | string;
+}
+
 /** Every table, for Kysely's type checking. */
 export interface Tables {
   users: UsersTable;
+  user_count: UserCountTable;
   service_meta: ServiceMetaTable;
   idempotency_keys: IdempotencyKeysTable;
 }

@@ -4,6 +4,7 @@ import * as createIdempotencyKeys from './2026-11-21-02-create-idempotency-keys.
 import * as addIdempotencyKeyOwner from './2026-11-23-01-add-idempotency-key-owner.js';
 import * as addIdempotencyKeyClient from './2026-11-23-02-add-idempotency-key-client.js';
 import * as createRateLimits from './2026-11-23-03-create-rate-limits.js';
+import * as countUsers from './2026-11-23-04-count-users.js';
 
 /**
  * The few things a migration cannot say the same way in every SQL dialect. database.ts, the one module that
@@ -12,13 +13,20 @@ import * as createRateLimits from './2026-11-23-03-create-rate-limits.js';
 export interface SqlFlavour {
   /** An integer primary key the database assigns and never hands out twice. */
   generatedIntegerKey(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
+  /**
+   * Statements that create triggers keeping `counter` (rows of shard and n) in step with the rows of `table`:
+   * each insert adds one to the shard of its id modulo `shards`, each delete takes one away.
+   */
+  countingTriggers(count: { table: string; counter: string; shards: number }): string[];
+  /** Statements that drop what `countingTriggers` created. */
+  droppingTriggers(count: { table: string; counter: string }): string[];
 }
 
 /** A migration that needs to know the flavour of SQL it writes. */
 export interface FlavouredMigration {
   up(db: Parameters<Migration['up']>[0], flavour: SqlFlavour): Promise<void>;
   /** Undoes `up`. */
-  down?(db: Parameters<Migration['up']>[0]): Promise<void>;
+  down?(db: Parameters<Migration['up']>[0], flavour: SqlFlavour): Promise<void>;
 }
 
 /** Every migration by name; names sort in the order they must run. */
@@ -28,6 +36,7 @@ const migrations: Record<string, FlavouredMigration> = {
   '2026-11-23-01-add-idempotency-key-owner': addIdempotencyKeyOwner,
   '2026-11-23-02-add-idempotency-key-client': addIdempotencyKeyClient,
   '2026-11-23-03-create-rate-limits': createRateLimits,
+  '2026-11-23-04-count-users': countUsers,
 };
 
 /** Hands Kysely's Migrator the migrations compiled into the service, so no directory is scanned at run time. */
@@ -37,7 +46,7 @@ export function migrationProvider(flavour: SqlFlavour): MigrationProvider {
       Object.fromEntries(
         Object.entries(migrations).map(([name, migration]) => [
           name,
-          { up: (db) => migration.up(db, flavour), ...(migration.down ? { down: migration.down } : {}) } satisfies Migration,
+          { up: (db) => migration.up(db, flavour), ...(migration.down ? { down: (db) => migration.down!(db, flavour) } : {}) } satisfies Migration,
         ]),
       ),
   };
