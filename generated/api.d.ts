@@ -202,6 +202,8 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description `*`, or a comma-separated list of entity tags (RFC 9110), as this service's `ETag`s: `"3"`. */
+        EntityTags: string;
         /** Format: int32 */
         UserId: number;
         /**
@@ -380,6 +382,14 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The user's current `ETag` is one that `If-None-Match` named; the copy the client holds is current. No body. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description No user has this id. */
         NotFound: {
             headers: {
@@ -462,7 +472,15 @@ export interface components {
          *
          * @example "3"
          */
-        IfMatch: string;
+        IfMatch: components["schemas"]["EntityTags"];
+        /**
+         * @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
+         *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
+         *     compare weakly, so `W/"3"` matches `"3"`.
+         *
+         * @example "3"
+         */
+        IfNoneMatch: components["schemas"]["EntityTags"];
         /**
          * @description Makes a create safe to retry. The first request with a key creates the user; a retry with the same key
          *     and the same body gets the original status and body again (with `Idempotent-Replayed: true`), and no
@@ -596,6 +614,14 @@ export interface operations {
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
+                /**
+                 * @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
+                 *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
+                 *     compare weakly, so `W/"3"` matches `"3"`.
+                 *
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -618,6 +644,7 @@ export interface operations {
                     "application/json": components["schemas"]["DemoUserEnvelope"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
@@ -802,6 +829,14 @@ export interface operations {
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
+                /**
+                 * @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
+                 *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
+                 *     compare weakly, so `W/"3"` matches `"3"`.
+                 *
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -824,6 +859,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];

@@ -106,6 +106,7 @@ export interface UserRecordsHandlers {
   /** GET /api/users/{id}: Get one user, wrapped in `data` (shape A) */
   getDemoUser(request: RequestOf<'getDemoUser'>): Promise<
     | Reply<'getDemoUser', 200>
+    | Reply<'getDemoUser', 304>
     | Reply<'getDemoUser', 400>
     | Reply<'getDemoUser', 404>
     | Reply<'getDemoUser', 503>
@@ -151,6 +152,7 @@ export interface UserRecordsHandlers {
   /** GET /users/{id}: Get one user (shape B) */
   getUser(request: RequestOf<'getUser'>): Promise<
     | Reply<'getUser', 200>
+    | Reply<'getUser', 304>
     | Reply<'getUser', 400>
     | Reply<'getUser', 404>
     | Reply<'getUser', 503>

@@ -16,3 +16,16 @@ export function versionCondition(ifMatch: string | undefined): VersionCondition 
   }
   return versions;
 }
+
+/**
+ * Whether an If-None-Match header, already checked against the contract's pattern, names the user's current
+ * version, so that a GET answers 304. It compares weakly (RFC 9110 §13.1.2): `W/"3"` matches `"3"`; `*`
+ * matches any version of a user that exists.
+ */
+export function holdsCurrent(ifNoneMatch: string | undefined, user: Pick<User, 'version'>): boolean {
+  if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  const current = String(user.version);
+  for (const [, tag] of ifNoneMatch.matchAll(/(?:W\/)?"([^"]*)"/g)) if (tag === current) return true;
+  return false;
+}

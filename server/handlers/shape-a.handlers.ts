@@ -1,7 +1,7 @@
 import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { HandlerDeps } from './handler-deps.js';
 import { createUserOnce } from './idempotent-create.js';
-import { etagOf, versionCondition } from './preconditions.js';
+import { etagOf, holdsCurrent, versionCondition } from './preconditions.js';
 import { fromDemoUserInput, toDemoUser, toDemoUserCreated, toDemoUserPage, toDemoUserReplaced } from './shape-a.mapper.js';
 
 type ShapeAHandlers = Pick<
@@ -15,8 +15,9 @@ export function createShapeAHandlers({ users, basePath }: HandlerDeps): ShapeAHa
     async listDemoUsers({ query }) {
       return { status: 200, body: toDemoUserPage(await users.listPage(query.page, query.per_page)) };
     },
-    async getDemoUser({ path }) {
+    async getDemoUser({ path, header }) {
       const user = await users.get(path.id);
+      if (holdsCurrent(header['If-None-Match'], user)) return { status: 304, headers: { ETag: etagOf(user) } };
       return { status: 200, body: { data: toDemoUser(user) }, headers: { ETag: etagOf(user) } };
     },
     async createDemoUser({ body, header, client }) {

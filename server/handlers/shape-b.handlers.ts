@@ -2,7 +2,7 @@ import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { User } from '../domain/user.js';
 import type { HandlerDeps } from './handler-deps.js';
 import { createUserOnce } from './idempotent-create.js';
-import { etagOf, versionCondition } from './preconditions.js';
+import { etagOf, holdsCurrent, versionCondition } from './preconditions.js';
 import { fromLocalUserInput, toLocalUser } from './shape-b.mapper.js';
 
 type ShapeBHandlers = Pick<UserRecordsHandlers, 'listUsers' | 'getUser' | 'createUser' | 'replaceUser' | 'deleteUser'>;
@@ -17,8 +17,9 @@ export function createShapeBHandlers({ users, basePath }: HandlerDeps): ShapeBHa
     async listUsers() {
       return { status: 200, body: mapUsers(users.streamAll(), toLocalUser) };
     },
-    async getUser({ path }) {
+    async getUser({ path, header }) {
       const user = await users.get(path.id);
+      if (holdsCurrent(header['If-None-Match'], user)) return { status: 304, headers: { ETag: etagOf(user) } };
       return { status: 200, body: toLocalUser(user), headers: { ETag: etagOf(user) } };
     },
     async createUser({ body, header, client }) {

@@ -51,6 +51,18 @@ test('error statuses come back as typed problems, not exceptions', async () => {
   expect(error?.errors).toEqual([{ path: '/email', message: 'must match format "email"' }]);
 });
 
+test('a conditional GET with the ETag held is a 304 without data; the header is typed', async () => {
+  const client = createUserRecordsClient({ baseUrl: sut.server.url });
+  const first = await client.GET('/users/{id}', { params: { path: { id: 2 } } });
+  const etag = first.response.headers.get('etag')!;
+  const again = await client.GET('/users/{id}', { params: { path: { id: 2 }, header: { 'If-None-Match': etag } } });
+  expect(again.response.status).toBe(304);
+  expect(again.response.headers.get('etag')).toBe(etag);
+  expect(again.data).toBeUndefined();
+  const demo = await client.GET('/api/users/{id}', { params: { path: { id: 2 }, header: { 'If-None-Match': etag } } });
+  expect(demo.response.status).toBe(304);
+});
+
 test('a wrong password is an error value with the 401 problem', async () => {
   const client = createUserRecordsClient({ baseUrl: sut.server.url, credentials: { username: TEST_CREDENTIALS.username, password: 'nope' } });
   const { error, response } = await client.GET('/protected-resource', { parseAs: 'text' });

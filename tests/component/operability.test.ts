@@ -72,6 +72,7 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe(FRONTEND);
     expect(res.headers.get('access-control-allow-methods')).toContain('PUT');
     expect(res.headers.get('access-control-allow-headers')).toMatch(/If-Match/);
+    expect(res.headers.get('access-control-allow-headers')).toMatch(/If-None-Match/);
     expect(res.headers.get('access-control-max-age')).toBe('600');
   });
 

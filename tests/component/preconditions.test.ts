@@ -3,7 +3,8 @@ import { storedUser } from '../support/stored.js';
 import { useTestServer } from '../support/test-server.js';
 import { describeEachDialect } from '../support/test-store.js';
 
-// Optimistic concurrency (RFC 9110): ETag on single-user responses, If-Match on PUT and DELETE.
+// Optimistic concurrency (RFC 9110): ETag on single-user responses, If-Match on PUT and DELETE, and
+// conditional GET with If-None-Match.
 
 describeEachDialect((dialect) => {
   const sut = useTestServer({ dialect, env: { SEED_DEMO_DATA: 'false' } });
@@ -86,5 +87,56 @@ describeEachDialect((dialect) => {
     await Promise.all(Array.from({ length: 50 }, increment));
     expect(await storedUser(sut.server, id)).toMatchObject({ last_name: '50', version: 51 });
     expect(conflicts).toBeGreaterThan(0);
+  });
+
+  describe.each([
+    ['shape A', '/api/users'],
+    ['shape B', '/users'],
+  ])('conditional GET, %s', (_shape, base) => {
+    test.each([
+      ['the current tag', '"1"'],
+      ['the current tag, weak (If-None-Match compares weakly)', 'W/"1"'],
+      ['a list holding the current tag', '"7",W/"3" , "1"'],
+      ['*', '*'],
+    ])('If-None-Match with %s is a 304 with the ETag and no body', async (_case, ifNoneMatch) => {
+      const id = await newUser();
+      const res = await sut.api.get(`${base}/${id}`, { headers: { 'if-none-match': ifNoneMatch } });
+      expect(res.status).toBe(304);
+      expect(res.headers.get('etag')).toBe('"1"');
+      expect(res.text).toBe('');
+      expect(res.headers.get('content-type')).toBeNull();
+    });
+
+    test.each([
+      ['a stale tag', '"0"'],
+      ['a tag that is not ours', '"abc"'],
+    ])('If-None-Match with %s gets the user, 200', async (_case, ifNoneMatch) => {
+      const id = await newUser();
+      const res = await sut.api.get(`${base}/${id}`, { headers: { 'if-none-match': ifNoneMatch } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('etag')).toBe('"1"');
+    });
+
+    test('after a change, the tag the client holds gets the new version, and the new tag a 304', async () => {
+      const id = await newUser();
+      await sut.api.put(`/users/${id}`, buildUserInput());
+      const stale = await sut.api.get(`${base}/${id}`, { headers: { 'if-none-match': '"1"' } });
+      expect(stale.status).toBe(200);
+      expect(stale.headers.get('etag')).toBe('"2"');
+      expect((await sut.api.get(`${base}/${id}`, { headers: { 'if-none-match': '"2"' } })).status).toBe(304);
+    });
+
+    test('an unknown id is a 404 whatever If-None-Match says, * included', async () => {
+      for (const ifNoneMatch of ['*', '"1"']) {
+        expect((await sut.api.get(`${base}/999999`, { headers: { 'if-none-match': ifNoneMatch } })).status).toBe(404);
+      }
+    });
+
+    test.each(['1', '"1', 'W/1', '"1",'])('a malformed If-None-Match %j is a 400 problem', async (ifNoneMatch) => {
+      const id = await newUser();
+      const res = await sut.api.get(`${base}/${id}`, { headers: { 'if-none-match': ifNoneMatch } });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([{ path: '/If-None-Match', message: 'must be * or a comma-separated list of entity tags such as "3"' }]);
+    });
   });
 });

@@ -454,9 +454,25 @@ const semantics: Record<string, (request: SentRequest, res: TestResponse, body: 
 };
 
 /** A valid plan, sent: it must be answered 2xx (and mean what the README says). */
+/**
+ * Whether a conditional GET was right to answer 304 or not: exactly when If-None-Match is `*` or names the
+ * user's current ETag, compared weakly (RFC 9110 §13.1.2); the ETag is read again without the condition.
+ */
+async function checkConditional(request: SentRequest, res: TestResponse): Promise<void> {
+  const ifNoneMatch = request.headers['If-None-Match'];
+  if (ifNoneMatch === undefined) return;
+  const { ['If-None-Match']: _condition, ...unconditional } = request.headers;
+  const current = (await send({ ...request, headers: unconditional })).headers.get('etag');
+  const holds = ifNoneMatch.trim() === '*' || [...ifNoneMatch.matchAll(/(?:W\/)?"([^"]*)"/g)].some(([, tag]) => `"${tag}"` === current);
+  if (holds !== (res.status === 304)) fail(request, res, `If-None-Match ${holds ? 'names' : 'does not name'} the current ETag ${current}`);
+  if (res.status === 304 && res.headers.get('etag') !== current) fail(request, res, `the 304 does not carry the current ETag ${current}`);
+}
+
 async function runValid(route: Route, plan: Plan) {
   const request = await materialize(route, plan);
   const res = await send(request);
+  await checkConditional(request, res);
+  if (res.status === 304) return;
   if (res.status < 200 || res.status > 299) fail(request, res, `a valid request was not accepted`);
   const body = plan.body?.kind === 'json' ? plan.body.value : undefined;
   const wrong = await semantics[route.operationId]?.(request, res, body);
@@ -490,7 +506,7 @@ const assertProperty = <Ts extends [unknown]>(property: fc.IAsyncProperty<Ts>, n
 /** Every operation: valid requests; on the full run also stale If-Match, reused keys and each broken constraint. */
 function fuzzOperations(full: boolean) {
   describe.each(routes.map((route) => [`${route.method} ${route.path} (${route.operationId})`, route] as const))('%s', (_name, route) => {
-    test('valid requests are accepted with a 2xx', async () => {
+    test('valid requests are accepted with a 2xx (or, when If-None-Match holds the current ETag, a 304)', async () => {
       await assertProperty(fc.asyncProperty(validPlan(route), (plan) => runValid(route, plan)), VALID_RUNS);
     });
     if (!full) return;

@@ -81,6 +81,15 @@ export function describeScenarios(kind: TargetKind, target: () => ScenarioTarget
       }
     });
 
+    test('revalidates a user it holds: 304 while unchanged (mock: on request)', async () => {
+      const first = await client.GET('/api/users/{id}', { params: { path: { id: 3 } } });
+      const etag = first.response.headers.get('etag')!;
+      const header = { 'If-None-Match': etag, ...(stateful ? {} : { Prefer: 'code=304' }) };
+      const { data, response } = await client.GET('/api/users/{id}', { params: { path: { id: 3 }, header } });
+      expect(response.status).toBe(304);
+      expect(data).toBeUndefined();
+    });
+
     test('an unknown id is a 404 problem', async () => {
       const { error, response } = await client.GET('/api/users/{id}', { params: { path: { id: 999 } }, headers: notFoundHeaders() });
       expect(response.status).toBe(404);

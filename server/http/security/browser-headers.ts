@@ -5,7 +5,7 @@ import helmet from 'koa-helmet';
 /** Headers a browser may read from a cross-origin response, beyond the CORS-safelisted ones. */
 const EXPOSED = ['ETag', 'Location', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Request-Id', 'Idempotent-Replayed'];
 /** Request headers a cross-origin caller may send. */
-const ALLOWED = ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key', 'X-Request-Id', 'x-custom-header', 'Custom-Header', 'Prefer'];
+const ALLOWED = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id', 'x-custom-header', 'Custom-Header', 'Prefer'];
 
 /**
  * The security headers of every response, fixed once: what the OWASP REST Security Cheat Sheet asks of a
