@@ -53,7 +53,14 @@ export interface paths {
         delete: operations["deleteDemoUser"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change some of a user's fields (shape A)
+         * @description A JSON Merge Patch (RFC 7396), sent as `application/merge-patch+json` or `application/json`: `name`
+         *     (split as on create) and `email` replace what is stored when given; `{}` changes nothing but the
+         *     version. Answers as a replace does; `name` and `email` are as submitted, or as stored when not given.
+         *
+         */
+        patch: operations["patchDemoUser"];
         trace?: never;
     };
     "/api/protected-resource": {
@@ -113,7 +120,14 @@ export interface paths {
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change some of a user's fields (shape B)
+         * @description A JSON Merge Patch (RFC 7396), sent as `application/merge-patch+json` or `application/json`:
+         *     `firstName`, `lastName` and `email` replace what is stored when given; `{}` changes nothing but the
+         *     version. Answers as a replace does.
+         *
+         */
+        patch: operations["patchUser"];
         trace?: never;
     };
     "/protected-resource": {
@@ -230,11 +244,7 @@ export interface components {
             data: components["schemas"]["DemoUser"][];
         };
         DemoUserInput: {
-            /**
-             * @description Full name; must contain a character other than white space, and no control characters (C0, DEL, C1) or unpaired surrogates.
-             * @example Thomas Anderson
-             */
-            name: string;
+            name: components["schemas"]["FullName"];
             email: components["schemas"]["Email"];
         };
         DemoUserCreated: {
@@ -263,17 +273,39 @@ export interface components {
             email: components["schemas"]["Email"];
         };
         UserInput: {
-            /**
-             * @description Given name; must contain a character other than white space, and no control characters (C0, DEL, C1) or unpaired surrogates.
-             * @example Thomas
-             */
-            firstName: string;
-            /**
-             * @description Family name; may be empty; no control characters (C0, DEL, C1) or unpaired surrogates.
-             * @example Anderson
-             */
-            lastName: string;
+            firstName: components["schemas"]["GivenName"];
+            lastName: components["schemas"]["FamilyName"];
             email: components["schemas"]["Email"];
+        };
+        /**
+         * @description Full name; must contain a character other than white space, and no control characters (C0, DEL, C1) or unpaired surrogates.
+         * @example Thomas Anderson
+         */
+        FullName: string;
+        /**
+         * @description Given name; must contain a character other than white space, and no control characters (C0, DEL, C1) or unpaired surrogates.
+         * @example Thomas
+         */
+        GivenName: string;
+        /**
+         * @description Family name; may be empty; no control characters (C0, DEL, C1) or unpaired surrogates.
+         * @example Anderson
+         */
+        FamilyName: string;
+        /** @description A JSON Merge Patch (RFC 7396) of a shape A user: the members it has replace the stored ones, the others
+         *     stay as they are. Every member is required on a user, so `null` (which would remove it) is refused.
+         *      */
+        DemoUserPatch: {
+            name?: components["schemas"]["FullName"];
+            email?: components["schemas"]["Email"];
+        };
+        /** @description A JSON Merge Patch (RFC 7396) of a shape B user: the members it has replace the stored ones, the others
+         *     stay as they are. Every member is required on a user, so `null` (which would remove it) is refused.
+         *      */
+        UserPatch: {
+            firstName?: components["schemas"]["GivenName"];
+            lastName?: components["schemas"]["FamilyName"];
+            email?: components["schemas"]["Email"];
         };
         /** @description An RFC 9457 problem detail. */
         Problem: {
@@ -507,6 +539,18 @@ export interface components {
                 "application/json": components["schemas"]["UserInput"];
             };
         };
+        DemoUserPatch: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["DemoUserPatch"];
+                "application/json": components["schemas"]["DemoUserPatch"];
+            };
+        };
+        UserPatch: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["UserPatch"];
+                "application/json": components["schemas"]["UserPatch"];
+            };
+        };
     };
     headers: {
         /** @description Path of the created user in shape A. */
@@ -736,6 +780,52 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    patchDemoUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any text; accepted and ignored. */
+                "x-custom-header"?: components["parameters"]["XCustomHeader"];
+                /**
+                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
+                 *     the change is applied unconditionally.
+                 *
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the user, a positive integer assigned by the service.
+                 * @example 2
+                 */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["DemoUserPatch"];
+        responses: {
+            /** @description The user was changed. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DemoUserReplaced"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyWrites"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getDemoProtectedResource: {
         parameters: {
             query?: never;
@@ -947,6 +1037,52 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyWrites"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any text; accepted and ignored. */
+                "x-custom-header"?: components["parameters"]["XCustomHeader"];
+                /**
+                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
+                 *     the change is applied unconditionally.
+                 *
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the user, a positive integer assigned by the service.
+                 * @example 2
+                 */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UserPatch"];
+        responses: {
+            /** @description The user as stored after the change. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyWrites"];
             503: components["responses"]["ServiceUnavailable"];
         };

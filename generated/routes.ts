@@ -17,6 +17,8 @@ export interface RouteDefinition {
   readonly pathParams: readonly string[];
   readonly queryParams: readonly string[];
   readonly hasBody: boolean;
+  /** Media types the request body may be sent as; empty when the operation takes no body. */
+  readonly bodyTypes: readonly string[];
   /** Names of the security schemes that guard the operation; empty when it is public. */
   readonly security: readonly string[];
 }
@@ -30,6 +32,7 @@ export const routes = [
     pathParams: [],
     queryParams: [],
     hasBody: false,
+    bodyTypes: [],
     security: [],
   },
   {
@@ -39,6 +42,7 @@ export const routes = [
     pathParams: [],
     queryParams: [],
     hasBody: false,
+    bodyTypes: [],
     security: [],
   },
   {
@@ -48,6 +52,7 @@ export const routes = [
     pathParams: [],
     queryParams: [],
     hasBody: false,
+    bodyTypes: [],
     security: [],
   },
   {
@@ -57,6 +62,7 @@ export const routes = [
     pathParams: [],
     queryParams: [],
     hasBody: false,
+    bodyTypes: [],
     security: ['basic'],
   },
   {
@@ -66,6 +72,7 @@ export const routes = [
     pathParams: [],
     queryParams: [],
     hasBody: false,
+    bodyTypes: [],
     security: ['basic'],
   },
   {
@@ -75,6 +82,7 @@ export const routes = [
     pathParams: [],
     queryParams: [],
     hasBody: true,
+    bodyTypes: ['application/json'],
     security: [],
   },
   {
@@ -84,6 +92,7 @@ export const routes = [
     pathParams: ['id'],
     queryParams: [],
     hasBody: false,
+    bodyTypes: [],
     security: [],
   },
   {
@@ -93,6 +102,7 @@ export const routes = [
     pathParams: ['id'],
     queryParams: [],
     hasBody: false,
+    bodyTypes: [],
     security: [],
   },
   {
@@ -102,6 +112,17 @@ export const routes = [
     pathParams: [],
     queryParams: ['page', 'per_page'],
     hasBody: false,
+    bodyTypes: [],
+    security: [],
+  },
+  {
+    operationId: 'patchDemoUser',
+    method: 'PATCH',
+    path: '/api/users/{id}',
+    pathParams: ['id'],
+    queryParams: [],
+    hasBody: true,
+    bodyTypes: ['application/merge-patch+json', 'application/json'],
     security: [],
   },
   {
@@ -111,6 +132,7 @@ export const routes = [
     pathParams: ['id'],
     queryParams: [],
     hasBody: true,
+    bodyTypes: ['application/json'],
     security: [],
   },
   {
@@ -120,6 +142,7 @@ export const routes = [
     pathParams: [],
     queryParams: [],
     hasBody: true,
+    bodyTypes: ['application/json'],
     security: [],
   },
   {
@@ -129,6 +152,7 @@ export const routes = [
     pathParams: ['id'],
     queryParams: [],
     hasBody: false,
+    bodyTypes: [],
     security: [],
   },
   {
@@ -138,6 +162,7 @@ export const routes = [
     pathParams: ['id'],
     queryParams: [],
     hasBody: false,
+    bodyTypes: [],
     security: [],
   },
   {
@@ -147,6 +172,17 @@ export const routes = [
     pathParams: [],
     queryParams: [],
     hasBody: false,
+    bodyTypes: [],
+    security: [],
+  },
+  {
+    operationId: 'patchUser',
+    method: 'PATCH',
+    path: '/users/{id}',
+    pathParams: ['id'],
+    queryParams: [],
+    hasBody: true,
+    bodyTypes: ['application/merge-patch+json', 'application/json'],
     security: [],
   },
   {
@@ -156,6 +192,7 @@ export const routes = [
     pathParams: ['id'],
     queryParams: [],
     hasBody: true,
+    bodyTypes: ['application/json'],
     security: [],
   },
 ] as const satisfies readonly RouteDefinition[];

@@ -14,11 +14,13 @@ export interface DefaultedQueryParams {
   deleteDemoUser: never;
   getDemoUser: never;
   listDemoUsers: 'page' | 'per_page' | never;
+  patchDemoUser: never;
   replaceDemoUser: never;
   createUser: never;
   deleteUser: never;
   getUser: never;
   listUsers: never;
+  patchUser: never;
   replaceUser: never;
 }
 
@@ -117,6 +119,18 @@ export interface UserRecordsHandlers {
     | Reply<'listDemoUsers', 400>
     | Reply<'listDemoUsers', 503>
   >;
+  /** PATCH /api/users/{id}: Change some of a user\'s fields (shape A) */
+  patchDemoUser(request: RequestOf<'patchDemoUser'>): Promise<
+    | Reply<'patchDemoUser', 200>
+    | Reply<'patchDemoUser', 400>
+    | Reply<'patchDemoUser', 404>
+    | Reply<'patchDemoUser', 412>
+    | Reply<'patchDemoUser', 413>
+    | Reply<'patchDemoUser', 415>
+    | Reply<'patchDemoUser', 422>
+    | Reply<'patchDemoUser', 429>
+    | Reply<'patchDemoUser', 503>
+  >;
   /** PUT /api/users/{id}: Replace a user\'s name and e-mail address (shape A) */
   replaceDemoUser(request: RequestOf<'replaceDemoUser'>): Promise<
     | Reply<'replaceDemoUser', 200>
@@ -161,6 +175,18 @@ export interface UserRecordsHandlers {
   listUsers(request: RequestOf<'listUsers'>): Promise<
     | Reply<'listUsers', 200>
     | Reply<'listUsers', 503>
+  >;
+  /** PATCH /users/{id}: Change some of a user\'s fields (shape B) */
+  patchUser(request: RequestOf<'patchUser'>): Promise<
+    | Reply<'patchUser', 200>
+    | Reply<'patchUser', 400>
+    | Reply<'patchUser', 404>
+    | Reply<'patchUser', 412>
+    | Reply<'patchUser', 413>
+    | Reply<'patchUser', 415>
+    | Reply<'patchUser', 422>
+    | Reply<'patchUser', 429>
+    | Reply<'patchUser', 503>
   >;
   /** PUT /users/{id}: Replace a user\'s names and e-mail address (shape B) */
   replaceUser(request: RequestOf<'replaceUser'>): Promise<

@@ -15,7 +15,7 @@ import type { Logger } from '../logger.js';
 // for the lock (held by a backup, say) must not stop it.
 
 /** The repository's operations that write, and `ping`, whose answer includes the writer's recent outages. */
-export const WRITES = ['create', 'replace', 'delete', 'claimKey', 'takeOverKey', 'createWithKey', 'releaseKey', 'deleteExpiredKeys', 'ping'] as const;
+export const WRITES = ['create', 'replace', 'patch', 'delete', 'claimKey', 'takeOverKey', 'createWithKey', 'releaseKey', 'deleteExpiredKeys', 'ping'] as const;
 export type WriteName = (typeof WRITES)[number];
 /** Every operation but these reads goes to the writer: a write added to the repository and not to WRITES does not compile. */
 type Reads = 'findById' | 'streamAll' | 'listSlice';

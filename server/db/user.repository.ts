@@ -20,10 +20,11 @@ export function toUser(row: UserRow): User {
   };
 }
 
-const toColumns = (fields: UserFields) => ({
-  first_name: fields.firstName,
-  last_name: fields.lastName,
-  email: fields.email,
+/** The columns of the fields given; a field left out is left out here too (a merge patch keeps it as stored). */
+const toColumns = (fields: Partial<UserFields>) => ({
+  ...(fields.firstName !== undefined ? { first_name: fields.firstName } : {}),
+  ...(fields.lastName !== undefined ? { last_name: fields.lastName } : {}),
+  ...(fields.email !== undefined ? { email: fields.email } : {}),
 });
 
 /**
@@ -53,7 +54,7 @@ export function createUserRepository(database: Database): UserRepository {
   const total = () => db.selectFrom('user_count').select((eb) => eb.fn.sum<number | string>('n').as('n'));
   const selectPage = compiledOnce(users().select(() => total().as('total')).orderBy('id').limit(0).offset(0));
   /** Sets a user's fields and bumps its version; `version + 1` is written out so that it binds no parameter. */
-  const updateUser = (into: Kysely<Tables>, fields: UserFields, now: string, id: number) =>
+  const updateUser = (into: Kysely<Tables>, fields: Partial<UserFields>, now: string, id: number) =>
     into
       .updateTable('users')
       .set({ ...toColumns(fields), updated_at: now, version: sql<number>`version + 1` })
@@ -112,6 +113,17 @@ export function createUserRepository(database: Database): UserRepository {
           condition === 'any'
             ? await updateAny(trx, fields.firstName, fields.lastName, fields.email, now, id)
             : await updateUser(trx, fields, now, id).where('version', 'in', condition).returningAll().execute();
+        return row ? { outcome: 'done' as const, value: toUser(row) } : whyUnchanged(trx, id);
+      }),
+    // One UPDATE that sets only the fields given: the merge happens in the store, so a concurrent change of
+    // another field can never be overwritten with a stale copy, and nothing has to be read first or retried.
+    patch: (id, changes, now, condition) =>
+      writing(async (trx) => {
+        if (condition !== 'any' && condition.length === 0) return whyUnchanged(trx, id);
+        const [row] = await updateUser(trx, changes, now, id)
+          .$if(condition !== 'any', (qb) => qb.where('version', 'in', versions(condition)))
+          .returningAll()
+          .execute();
         return row ? { outcome: 'done' as const, value: toUser(row) } : whyUnchanged(trx, id);
       }),
     delete: (id, condition) =>

@@ -41,6 +41,8 @@ export interface UserRepository {
   listSlice(offset: number, limit: number): Promise<{ users: User[]; total: number }>;
   /** Replaces the fields and bumps the version, if the version meets the condition. */
   replace(id: number, fields: UserFields, now: string, condition: VersionCondition): Promise<ChangeResult<User>>;
+  /** Sets the fields given and keeps the others (a merge patch), and bumps the version, if the version meets the condition. */
+  patch(id: number, changes: Partial<UserFields>, now: string, condition: VersionCondition): Promise<ChangeResult<User>>;
   delete(id: number, condition: VersionCondition): Promise<ChangeResult<undefined>>;
 
   /**

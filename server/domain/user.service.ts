@@ -40,6 +40,8 @@ export interface UserService {
   streamAll(): AsyncIterable<User>;
   listPage(page: number, perPage: number): Promise<UserPage>;
   replace(id: number, fields: UserFields, condition?: VersionCondition): Promise<User>;
+  /** Replaces the fields given and keeps the others (a merge patch), if the version meets the condition. */
+  patch(id: number, changes: Partial<UserFields>, condition?: VersionCondition): Promise<User>;
   remove(id: number, condition?: VersionCondition): Promise<void>;
   /** Forgets idempotency keys past their time, in batches, until done or `stop` aborts; returns how many. */
   sweepExpiredKeys(stop?: AbortSignal): Promise<number>;
@@ -123,6 +125,7 @@ export function createUserService(repository: UserRepository, options: UserServi
       return { users, page, perPage, total, totalPages: Math.ceil(total / perPage) };
     },
     replace: async (id, fields, condition = 'any') => settle(id, await repository.replace(id, fields, now(), condition)),
+    patch: async (id, changes, condition = 'any') => settle(id, await repository.patch(id, changes, now(), condition)),
     remove: async (id, condition = 'any') => settle(id, await repository.delete(id, condition)),
     async sweepExpiredKeys(stop) {
       // One DELETE of 1M expired keys held the event loop (and SQLite's write lock) for 7 s at start-up.

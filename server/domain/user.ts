@@ -34,3 +34,6 @@ export function splitFullName(name: string): Pick<User, 'firstName' | 'lastName'
   if (!match) return { firstName: trimmed, lastName: '' };
   return { firstName: trimmed.slice(0, match.index), lastName: trimmed.slice(match.index + match[0].length) };
 }
+
+/** The full name of a user as shape A shows one it was not sent: first and last name, joined by a space. */
+export const fullNameOf = (user: Pick<User, 'firstName' | 'lastName'>): string => [user.firstName, user.lastName].filter((part) => part !== '').join(' ');

@@ -2,11 +2,11 @@ import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { HandlerDeps } from './handler-deps.js';
 import { createUserOnce } from './idempotent-create.js';
 import { etagOf, holdsCurrent, versionCondition } from './preconditions.js';
-import { fromDemoUserInput, toDemoUser, toDemoUserCreated, toDemoUserPage, toDemoUserReplaced } from './shape-a.mapper.js';
+import { fromDemoUserInput, fromDemoUserPatch, toDemoUser, toDemoUserCreated, toDemoUserPage, toDemoUserPatched, toDemoUserReplaced } from './shape-a.mapper.js';
 
 type ShapeAHandlers = Pick<
   UserRecordsHandlers,
-  'listDemoUsers' | 'getDemoUser' | 'createDemoUser' | 'replaceDemoUser' | 'deleteDemoUser'
+  'listDemoUsers' | 'getDemoUser' | 'createDemoUser' | 'replaceDemoUser' | 'patchDemoUser' | 'deleteDemoUser'
 >;
 
 /** Shape A, the "hosted demo" dialect, under `/api`. */
@@ -31,6 +31,10 @@ export function createShapeAHandlers({ users, basePath }: HandlerDeps): ShapeAHa
     async replaceDemoUser({ path, body, header }) {
       const user = await users.replace(path.id, fromDemoUserInput(body), versionCondition(header['If-Match']));
       return { status: 200, body: toDemoUserReplaced(user, body), headers: { ETag: etagOf(user) } };
+    },
+    async patchDemoUser({ path, body, header }) {
+      const user = await users.patch(path.id, fromDemoUserPatch(body), versionCondition(header['If-Match']));
+      return { status: 200, body: toDemoUserPatched(user, body), headers: { ETag: etagOf(user) } };
     },
     async deleteDemoUser({ path, header }) {
       await users.remove(path.id, versionCondition(header['If-Match']));

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/api.js';
-import { splitFullName, type User, type UserFields, type UserPage } from '../domain/user.js';
+import { fullNameOf, splitFullName, type User, type UserFields, type UserPage } from '../domain/user.js';
 
 type Schemas = components['schemas'];
 
@@ -39,5 +39,19 @@ export const toDemoUserReplaced = (user: User, input: Schemas['DemoUserInput']):
   id: user.id,
   name: input.name,
   email: input.email,
+  updatedAt: user.updatedAt,
+});
+
+/** The stored fields a shape A merge patch changes: the full name, split, and the e-mail address, when given. */
+export const fromDemoUserPatch = (patch: Schemas['DemoUserPatch']): Partial<UserFields> => ({
+  ...(patch.name !== undefined ? splitFullName(patch.name) : {}),
+  ...(patch.email !== undefined ? { email: patch.email } : {}),
+});
+
+/** The patch response, as a replace's: `name` and `email` as submitted, or as stored when not given. */
+export const toDemoUserPatched = (user: User, patch: Schemas['DemoUserPatch']): Schemas['DemoUserReplaced'] => ({
+  id: user.id,
+  name: patch.name ?? fullNameOf(user),
+  email: patch.email ?? user.email,
   updatedAt: user.updatedAt,
 });

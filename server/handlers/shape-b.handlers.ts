@@ -3,9 +3,9 @@ import type { User } from '../domain/user.js';
 import type { HandlerDeps } from './handler-deps.js';
 import { createUserOnce } from './idempotent-create.js';
 import { etagOf, holdsCurrent, versionCondition } from './preconditions.js';
-import { fromLocalUserInput, toLocalUser } from './shape-b.mapper.js';
+import { fromLocalUserInput, fromLocalUserPatch, toLocalUser } from './shape-b.mapper.js';
 
-type ShapeBHandlers = Pick<UserRecordsHandlers, 'listUsers' | 'getUser' | 'createUser' | 'replaceUser' | 'deleteUser'>;
+type ShapeBHandlers = Pick<UserRecordsHandlers, 'listUsers' | 'getUser' | 'createUser' | 'replaceUser' | 'patchUser' | 'deleteUser'>;
 
 async function* mapUsers<T>(users: AsyncIterable<User>, map: (user: User) => T): AsyncIterable<T> {
   for await (const user of users) yield map(user);
@@ -32,6 +32,10 @@ export function createShapeBHandlers({ users, basePath }: HandlerDeps): ShapeBHa
     },
     async replaceUser({ path, body, header }) {
       const user = await users.replace(path.id, fromLocalUserInput(body), versionCondition(header['If-Match']));
+      return { status: 200, body: toLocalUser(user), headers: { ETag: etagOf(user) } };
+    },
+    async patchUser({ path, body, header }) {
+      const user = await users.patch(path.id, fromLocalUserPatch(body), versionCondition(header['If-Match']));
       return { status: 200, body: toLocalUser(user), headers: { ETag: etagOf(user) } };
     },
     async deleteUser({ path, header }) {

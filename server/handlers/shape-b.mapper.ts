@@ -17,3 +17,10 @@ export const fromLocalUserInput = (input: Schemas['UserInput']): UserFields => (
   lastName: input.lastName,
   email: input.email,
 });
+
+/** The stored fields a shape B merge patch changes: those it has. */
+export const fromLocalUserPatch = (patch: Schemas['UserPatch']): Partial<UserFields> => ({
+  ...(patch.firstName !== undefined ? { firstName: patch.firstName } : {}),
+  ...(patch.lastName !== undefined ? { lastName: patch.lastName } : {}),
+  ...(patch.email !== undefined ? { email: patch.email } : {}),
+});

@@ -63,6 +63,21 @@ test('a conditional GET with the ETag held is a 304 without data; the header is 
   expect(demo.response.status).toBe(304);
 });
 
+test('PATCH sends a merge patch, typed from the contract, as JSON or as application/merge-patch+json', async () => {
+  const client = createUserRecordsClient({ baseUrl: sut.server.url });
+  const created = await client.POST('/users', { body: { firstName: 'Grace', lastName: 'Murray', email: 'grace.patch@example.com' } });
+  const id = created.data!.id;
+  const json = await client.PATCH('/users/{id}', { params: { path: { id } }, body: { lastName: 'Hopper' } });
+  expect(json.data).toEqual({ id, firstName: 'Grace', lastName: 'Hopper', email: 'grace.patch@example.com' });
+  const merge = await client.PATCH('/api/users/{id}', {
+    params: { path: { id }, header: { 'If-Match': json.response.headers.get('etag')! } },
+    body: { email: 'grace.hopper@example.com' },
+    headers: { 'Content-Type': 'application/merge-patch+json' },
+  });
+  expect(merge.response.status).toBe(200);
+  expect(merge.data).toMatchObject({ id, name: 'Grace Hopper', email: 'grace.hopper@example.com' });
+});
+
 test('a wrong password is an error value with the 401 problem', async () => {
   const client = createUserRecordsClient({ baseUrl: sut.server.url, credentials: { username: TEST_CREDENTIALS.username, password: 'nope' } });
   const { error, response } = await client.GET('/protected-resource', { parseAs: 'text' });

@@ -59,8 +59,8 @@ describeEachDialect((dialect) => {
 
   describe('405: a method the path does not have', () => {
     test.each([
-      ['PATCH', '/users/1', 'DELETE, GET, HEAD, OPTIONS, PUT'],
-      ['POST', '/users/1', 'DELETE, GET, HEAD, OPTIONS, PUT'],
+      ['PATCH', '/users', 'GET, HEAD, OPTIONS, POST'],
+      ['POST', '/users/1', 'DELETE, GET, HEAD, OPTIONS, PATCH, PUT'],
       ['DELETE', '/users', 'GET, HEAD, OPTIONS, POST'],
       ['PUT', '/api/users', 'GET, HEAD, OPTIONS, POST'],
       ['POST', '/protected-resource', 'GET, HEAD, OPTIONS'],
@@ -74,7 +74,7 @@ describeEachDialect((dialect) => {
     test('OPTIONS answers 204 with Allow', async () => {
       const res = await sut.api.request('OPTIONS', '/api/users/1', { unchecked: true });
       expect(res.status).toBe(204);
-      expect(res.headers.get('allow')).toBe('DELETE, GET, HEAD, OPTIONS, PUT');
+      expect(res.headers.get('allow')).toBe('DELETE, GET, HEAD, OPTIONS, PATCH, PUT');
     });
 
     test('HEAD is answered like GET, without a body', async () => {

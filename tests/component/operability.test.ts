@@ -28,7 +28,7 @@ describe('security headers', () => {
     ['a success', 'GET', '/users/1'],
     ['a validation error', 'GET', '/users/abc'],
     ['an unknown route', 'GET', '/nope'],
-    ['a wrong method', 'PATCH', '/users/1'],
+    ['a wrong method', 'PATCH', '/users'],
     ['a 401', 'GET', '/protected-resource'],
   ])('are on %s', async (_case, method, path) => {
     const res = await sut.api.request(method, path);

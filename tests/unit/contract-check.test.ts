@@ -6,7 +6,8 @@ describe('contract checker used by the component tests', () => {
   test('finds operations by method and path', () => {
     expect(findOperationId('GET', '/api/users/2')).toBe('getDemoUser');
     expect(findOperationId('HEAD', '/users')).toBe('listUsers');
-    expect(findOperationId('PATCH', '/users/2')).toBeUndefined();
+    expect(findOperationId('PATCH', '/users/2')).toBe('patchUser');
+    expect(findOperationId('PATCH', '/users')).toBeUndefined();
     expect(findOperationId('GET', '/users/2/x')).toBeUndefined();
   });
 

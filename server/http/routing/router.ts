@@ -57,18 +57,21 @@ async function writeReply(ctx: Context, reply: AnyReply): Promise<void> {
 }
 
 /** Rejects bodies that are not JSON before a byte of them is read. */
-const requireJson: Middleware = (ctx, next) => {
-  // Without Content-Length or Transfer-Encoding a request has no body, whatever its Content-Type says
-  // (RFC 9112 §6.3), and type-is matches no type against it.
-  const { headers } = ctx.req;
-  if (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) {
-    throw new HttpProblem('malformed-json', 'The request has no body; a JSON value is required.');
-  }
-  if (!ctx.is('application/json')) {
-    const given = ctx.get('content-type') || 'none';
-    throw new HttpProblem('unsupported-media-type', `The request body must be application/json (got ${given}).`);
-  }
-  return next();
+const requireJson = (bodyTypes: readonly string[]): Middleware => {
+  const accepted = bodyTypes.join(' or ');
+  return (ctx, next) => {
+    // Without Content-Length or Transfer-Encoding a request has no body, whatever its Content-Type says
+    // (RFC 9112 §6.3), and type-is matches no type against it.
+    const { headers } = ctx.req;
+    if (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) {
+      throw new HttpProblem('malformed-json', 'The request has no body; a JSON value is required.');
+    }
+    if (!ctx.is(...bodyTypes)) {
+      const given = ctx.get('content-type') || 'none';
+      throw new HttpProblem('unsupported-media-type', `The request body must be ${accepted} (got ${given}).`);
+    }
+    return next();
+  };
 };
 
 /** Names the operation (and its route) first, so that even a request refused before its handler is logged, measured and traced under it. */
@@ -112,7 +115,8 @@ function otherMethods(methods: readonly string[]): Middleware {
 /** Binds every operation of the generated route table to Koa, under the configured base path. */
 export function createRouter(deps: RouterDeps): Router {
   const router = new Router({ prefix: deps.config.basePath || undefined, strict: true, sensitive: true });
-  const json = bodyParser({ enableTypes: ['json'], jsonLimit: String(deps.config.bodyLimitBytes), strict: false });
+  // A JSON Merge Patch (RFC 7396) is JSON too; requireJson admits each operation's own media types only.
+  const json = bodyParser({ enableTypes: ['json'], extendTypes: { json: ['application/merge-patch+json'] }, jsonLimit: String(deps.config.bodyLimitBytes), strict: false });
   const methodsByPath = new Map<string, string[]>();
   const guards = createAuthGuards(deps.config, deps.limiters, deps.metrics, deps.logger);
   // One limit shared by every write operation of both shapes, checked before a byte of the body is read.
@@ -120,7 +124,7 @@ export function createRouter(deps: RouterDeps): Router {
   for (const route of routes) {
     const path = toKoaPath(route.path);
     const limit = writes && WRITES.has(route.method) ? [writes] : [];
-    const chain = [named(route), ...limit, ...(route.hasBody ? [requireJson, json] : [])];
+    const chain = [named(route), ...limit, ...(route.hasBody ? [requireJson(route.bodyTypes), json] : [])];
     router.register(path, route.method === 'GET' ? ['HEAD', 'GET'] : [route.method], [...chain, operationMiddleware(route, deps, guards)]);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method]);
   }

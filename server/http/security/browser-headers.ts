@@ -41,7 +41,7 @@ export function corsFor(origins: readonly string[]): Middleware {
   const allowed = new Set(origins);
   const handle = cors({
     origin: (ctx) => (allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
-    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowHeaders: ALLOWED,
     exposeHeaders: EXPOSED,
     maxAge: 600,

@@ -1,0 +1,97 @@
+import { buildUserInput } from '../support/builders.js';
+import { storedUser } from '../support/stored.js';
+import { useTestServer } from '../support/test-server.js';
+import { describeEachDialect } from '../support/test-store.js';
+
+// PATCH with a JSON Merge Patch (RFC 7396) on both shapes: the members given replace the stored ones, the
+// rest stay; If-Match is honoured; concurrent patches of different members lose none of them.
+
+const MERGE_PATCH = 'application/merge-patch+json';
+
+describeEachDialect((dialect) => {
+  const sut = useTestServer({ dialect, env: { SEED_DEMO_DATA: 'false' } });
+  const newUser = async () => (await sut.api.post('/users', buildUserInput({ firstName: 'Ada', lastName: 'Byron', email: `ada.${Date.now()}.${Math.random()}@example.com` }))).body;
+  const patch = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    sut.api.request('PATCH', path, { raw: JSON.stringify(body), headers: { 'content-type': MERGE_PATCH, ...headers } });
+
+  test.each([MERGE_PATCH, 'application/json'])('shape B: a patch sent as %s changes the members it has and keeps the rest', async (contentType) => {
+    const user = await newUser();
+    const res = await patch(`/users/${user.id}`, { lastName: 'Lovelace' }, { 'content-type': contentType });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: user.id, firstName: 'Ada', lastName: 'Lovelace', email: user.email });
+    expect(res.headers.get('etag')).toBe('"2"');
+    expect(await storedUser(sut.server, user.id)).toMatchObject({ first_name: 'Ada', last_name: 'Lovelace', email: user.email, version: 2 });
+  });
+
+  test('shape A: name is split as on create; the answer shows name and email as sent, or as stored', async () => {
+    const user = await newUser();
+    const email = await patch(`/api/users/${user.id}`, { email: 'ada.new@example.com' });
+    expect(email.status).toBe(200);
+    expect(email.body).toEqual({ id: user.id, name: 'Ada Byron', email: 'ada.new@example.com', updatedAt: expect.any(String) });
+    const name = await patch(`/api/users/${user.id}`, { name: 'Augusta Ada King' });
+    expect(name.body).toMatchObject({ name: 'Augusta Ada King', email: 'ada.new@example.com' });
+    expect(name.headers.get('etag')).toBe('"3"');
+    expect(await storedUser(sut.server, user.id)).toMatchObject({ first_name: 'Augusta', last_name: 'Ada King', email: 'ada.new@example.com' });
+  });
+
+  test('an empty patch changes nothing but the version', async () => {
+    const user = await newUser();
+    const res = await patch(`/users/${user.id}`, {});
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(user);
+    expect(res.headers.get('etag')).toBe('"2"');
+  });
+
+  test.each([
+    ['null, which would remove a required member', { email: null }, '/email'],
+    ['an unknown member', { nickname: 'A' }, '/nickname'],
+    ['an invalid e-mail address', { email: 'nope' }, '/email'],
+    ['a blank first name', { firstName: '  ' }, '/firstName'],
+  ])('a patch with %s is a 422 problem, and the user is untouched', async (_case, body, path) => {
+    const user = await newUser();
+    const res = await patch(`/users/${user.id}`, body);
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([expect.objectContaining({ path })]);
+    expect(await storedUser(sut.server, user.id)).toMatchObject({ version: 1, last_name: 'Byron' });
+  });
+
+  test('a patch that is not an object is a 422 problem', async () => {
+    const user = await newUser();
+    expect((await patch(`/users/${user.id}`, ['lastName'])).status).toBe(422);
+  });
+
+  test('another media type is a 415 problem naming both accepted', async () => {
+    const user = await newUser();
+    const res = await patch(`/users/${user.id}`, { lastName: 'L' }, { 'content-type': 'text/plain' });
+    expect(res.status).toBe(415);
+    expect(res.body.detail).toBe('The request body must be application/merge-patch+json or application/json (got text/plain).');
+  });
+
+  test('If-Match: the current tag or * applies the patch; a stale tag is a 412 and changes nothing', async () => {
+    const user = await newUser();
+    expect((await patch(`/users/${user.id}`, { lastName: 'One' }, { 'if-match': '"1"' })).status).toBe(200);
+    const stale = await patch(`/api/users/${user.id}`, { email: 'late@example.com' }, { 'if-match': '"1"' });
+    expect(stale.status).toBe(412);
+    expect(stale.body.detail).toBe(`User ${user.id} has changed since that version; it is now at version 2.`);
+    expect((await patch(`/users/${user.id}`, { lastName: 'Two' }, { 'if-match': '*' })).status).toBe(200);
+    expect(await storedUser(sut.server, user.id)).toMatchObject({ last_name: 'Two', email: user.email, version: 3 });
+  });
+
+  test('an unknown id is a 404 problem', async () => {
+    expect((await patch('/users/999999', { lastName: 'L' })).status).toBe(404);
+    expect((await patch('/api/users/999999', { email: 'a@example.com' })).status).toBe(404);
+  });
+
+  test('concurrent patches of different members lose none of them', async () => {
+    const user = await newUser();
+    for (let round = 1; round <= 5; round++) {
+      const lastNames = Array.from({ length: 20 }, (_, i) => patch(`/users/${user.id}`, { lastName: `N${i}` }));
+      const email = patch(`/users/${user.id}`, { email: `kept${round}@example.com` });
+      const firstName = patch(`/api/users/${user.id}`, { name: `Kept${round}` });
+      const statuses = (await Promise.all([email, ...lastNames, firstName])).map((res) => res.status);
+      expect(statuses).toEqual(Array(22).fill(200));
+      // Each patch wrote onto the version it read: the e-mail address and first name are never lost.
+      expect(await storedUser(sut.server, user.id)).toMatchObject({ email: `kept${round}@example.com`, first_name: `Kept${round}`, version: 1 + 22 * round });
+    }
+  });
+});
