@@ -42,7 +42,7 @@ test('a write lock held by another process stalls no worker: health checks are a
   expect(health.slowestMs).toBeLessThan(STALL_BOUND_MS);
 }, 30_000);
 
-test('what one worker writes, every worker reads at once', async () => {
+test('what one worker writes (a create, a patch), every worker reads at once', async () => {
   server = await startServerProcess(store, { WORKERS: '3' });
   const url = server.url;
   for (let i = 0; i < 12; i++) {
@@ -52,5 +52,10 @@ test('what one worker writes, every worker reads at once', async () => {
     // New connections: the reads land on other workers than the write did.
     const reads = await Promise.all([1, 2, 3].map(() => fetch(`${url}/users/${id}`, { headers: { connection: 'close' } })));
     expect(reads.map((read) => read.status)).toEqual([200, 200, 200]);
+    // Every kind of write goes through the primary: a patch too.
+    const patched = await fetch(`${url}/users/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ lastName: `Patched${i}` }) });
+    expect(patched.status).toBe(200);
+    const again = await Promise.all([1, 2, 3].map(async () => (await (await fetch(`${url}/users/${id}`, { headers: { connection: 'close' } })).json()) as { lastName: string }));
+    expect(again.map((user) => user.lastName)).toEqual(Array(3).fill(`Patched${i}`));
   }
 });
