@@ -553,6 +553,11 @@ export interface components {
         };
     };
     headers: {
+        /** @description How many users the list holds in all, as json-server and Mockoon send it: on a page, the same as `total`;
+         *     on the complete list, the count when it began (a user created or deleted while it streams may or may
+         *     not be in it).
+         *      */
+        XTotalCount: number;
         /** @description Path of the created user in shape A. */
         DemoLocation: string;
         /** @description Path of the created user in shape B. */
@@ -599,6 +604,7 @@ export interface operations {
             /** @description One page of users, ordered by id. */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -861,6 +867,7 @@ export interface operations {
             /** @description The complete list of users, ordered by id. */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["XTotalCount"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -96,6 +96,11 @@ export function createUserRepository(database: Database): UserRepository {
         await nextTurn();
       }
     },
+    count: () =>
+      guard(async () => {
+        const { n } = await total().executeTakeFirstOrThrow();
+        return Number(n);
+      }),
     listSlice: (offset, limit) =>
       guard(async () => {
         // The page and the size of the collection in one statement, so both come from one snapshot without a
@@ -103,8 +108,7 @@ export function createUserRepository(database: Database): UserRepository {
         const rows = await selectPage(db, limit, offset);
         if (rows.length > 0) return { users: rows.map(toUser), total: Number(rows[0]!.total) };
         // A page past the end has no row to carry the count.
-        const { n } = await total().executeTakeFirstOrThrow();
-        return { users: [], total: Number(n) };
+        return { users: [], total: Number((await total().executeTakeFirstOrThrow()).n) };
       }),
     replace: (id, fields, now, condition) =>
       writing(async (trx) => {

@@ -37,6 +37,8 @@ export interface UserRepository {
   findById(id: number): Promise<User | undefined>;
   /** Every user in id order, read in slices so that no more than one slice is held at a time. */
   streamAll(sliceSize: number): AsyncIterable<User>;
+  /** How many users there are (a count the store keeps, not a scan). */
+  count(): Promise<number>;
   /** Users in id order after skipping `offset`, at most `limit` of them, and the size of the collection. */
   listSlice(offset: number, limit: number): Promise<{ users: User[]; total: number }>;
   /** Replaces the fields and bumps the version, if the version meets the condition. */

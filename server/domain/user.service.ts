@@ -38,6 +38,8 @@ export interface UserService {
   get(id: number): Promise<User>;
   /** Every user in id order, without holding the whole collection in memory. */
   streamAll(): AsyncIterable<User>;
+  /** How many users there are. */
+  count(): Promise<number>;
   listPage(page: number, perPage: number): Promise<UserPage>;
   replace(id: number, fields: UserFields, condition?: VersionCondition): Promise<User>;
   /** Replaces the fields given and keeps the others (a merge patch), if the version meets the condition. */
@@ -120,6 +122,7 @@ export function createUserService(repository: UserRepository, options: UserServi
       return user;
     },
     streamAll: () => repository.streamAll(STREAM_SLICE_SIZE),
+    count: () => repository.count(),
     async listPage(page, perPage) {
       const { users, total } = await repository.listSlice((page - 1) * perPage, perPage);
       return { users, page, perPage, total, totalPages: Math.ceil(total / perPage) };

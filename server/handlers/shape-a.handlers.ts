@@ -13,7 +13,8 @@ type ShapeAHandlers = Pick<
 export function createShapeAHandlers({ users, basePath }: HandlerDeps): ShapeAHandlers {
   return {
     async listDemoUsers({ query }) {
-      return { status: 200, body: toDemoUserPage(await users.listPage(query.page, query.per_page)) };
+      const page = await users.listPage(query.page, query.per_page);
+      return { status: 200, body: toDemoUserPage(page), headers: { 'X-Total-Count': String(page.total) } };
     },
     async getDemoUser({ path, header }) {
       const user = await users.get(path.id);

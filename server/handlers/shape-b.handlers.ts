@@ -15,7 +15,8 @@ async function* mapUsers<T>(users: AsyncIterable<User>, map: (user: User) => T):
 export function createShapeBHandlers({ users, basePath }: HandlerDeps): ShapeBHandlers {
   return {
     async listUsers() {
-      return { status: 200, body: mapUsers(users.streamAll(), toLocalUser) };
+      const total = await users.count();
+      return { status: 200, body: mapUsers(users.streamAll(), toLocalUser), headers: { 'X-Total-Count': String(total) } };
     },
     async getUser({ path, header }) {
       const user = await users.get(path.id);

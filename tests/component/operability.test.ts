@@ -60,6 +60,7 @@ describe('CORS', () => {
     const res = await sut.api.get('/users/1', { headers: { origin: FRONTEND } });
     expect(res.headers.get('access-control-allow-origin')).toBe(FRONTEND);
     expect(res.headers.get('access-control-expose-headers')).toContain('ETag');
+    expect(res.headers.get('access-control-expose-headers')).toContain('X-Total-Count');
     expect(res.headers.get('vary')).toContain('Origin');
   });
 

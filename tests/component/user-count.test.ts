@@ -35,6 +35,17 @@ describeEachDialect((dialect) => {
     expect(await totalOf(sut.api)).toBe(await storedCount(sut.server));
   });
 
+  test('both lists send the count as X-Total-Count, as json-server does', async () => {
+    await Promise.all(Array.from({ length: 3 }, () => sut.api.post('/users', buildUserInput())));
+    const stored = await storedCount(sut.server);
+    const page = await sut.api.get('/api/users?page=2&per_page=2');
+    expect(page.headers.get('x-total-count')).toBe(String(stored));
+    expect(page.body.total).toBe(stored);
+    const list = await sut.api.get('/users');
+    expect(list.headers.get('x-total-count')).toBe(String(stored));
+    expect(list.body).toHaveLength(stored);
+  });
+
   test('a create that is rolled back leaves the total as it was', async () => {
     const before = await totalOf(sut.api);
     const failing = sut.server.database.write(async (trx) => {
