@@ -79,8 +79,16 @@ export interface WriterSettings { readonly database: DatabaseConfig; readonly ti
 export function serveStoreWrites(settings: WriterSettings, logger: Logger): { close(): Promise<void> } {
   /** Writes handed to the thread: who asked, under which id. */
   const asked = new Map<number, { worker: ClusterWorker; id: number }>();
-  /** Answers on their way back, by worker: one message per worker and turn. */
-  const outgoing = new Map<ClusterWorker, WriteAnswer[]>();
+  /** Answers on their way back: one message per worker and turn. */
+  const toWorkers = perTurn<{ worker: ClusterWorker; reply: WriteAnswer }>((replies) => {
+    const byWorker = new Map<ClusterWorker, WriteAnswer[]>();
+    for (const { worker, reply } of replies) {
+      const answers = byWorker.get(worker);
+      if (answers) answers.push(reply);
+      else byWorker.set(worker, [reply]);
+    }
+    for (const [worker, answers] of byWorker) send(worker, { type: 'user-records:store:written', answers });
+  });
   const toThread = perTurn<WriteRequest>((requests) => (thread ? thread.postMessage(requests) : requests.forEach(({ id }) => gone(id))));
   let next = 0;
   let closing = false;
@@ -92,15 +100,7 @@ export function serveStoreWrites(settings: WriterSettings, logger: Logger): { cl
     asked.delete(id);
     // Outages are the asking worker's to report (503, counted there); a bug is logged with its stack.
     if (failure?.kind === 'bug') logger.error({ err: failure }, 'a write failed in the store writer');
-    const answers = outgoing.get(asker.worker);
-    const reply = { id: asker.id, ...(failure ? { failure } : { value }) };
-    if (answers) return void answers.push(reply);
-    outgoing.set(asker.worker, [reply]);
-    if (outgoing.size === 1) setImmediate(sendAnswers);
-  }
-  function sendAnswers(): void {
-    for (const [worker, answers] of outgoing) send(worker, { type: 'user-records:store:written', answers });
-    outgoing.clear();
+    toWorkers({ worker: asker.worker, reply: { id: asker.id, ...(failure ? { failure } : { value }) } });
   }
   const gone = (id: number) => answer({ id, failure: { kind: 'unavailable', code: 'WRITER_GONE' } });
   function startThread(): Thread {

@@ -4,17 +4,18 @@ import type { User } from '../domain/user.js';
 /** The strong entity tag (RFC 9110 §8.8.3) of a user's current version: `"<version>"`. */
 export const etagOf = (user: Pick<User, 'version'>) => `"${user.version}"`;
 
+/** The entity tags of an If-Match or If-None-Match list, already checked against the contract's pattern. */
+const entityTags = (header: string) => [...header.matchAll(/(W\/)?"([^"]*)"/g)].map(([, weak, tag = '']) => ({ weak: weak !== undefined, tag }));
+
 /**
  * Reads an If-Match header, already checked against the contract's pattern, as the versions a change may
  * apply to. If-Match compares strongly (RFC 9110 §13.1.1): weak tags and tags that are not ours match nothing.
  */
 export function versionCondition(ifMatch: string | undefined): VersionCondition {
   if (ifMatch === undefined || ifMatch.trim() === '*') return 'any';
-  const versions: number[] = [];
-  for (const [, weak, tag = ''] of ifMatch.matchAll(/(W\/)?"([^"]*)"/g)) {
-    if (!weak && /^[1-9]\d{0,9}$/.test(tag)) versions.push(Number(tag));
-  }
-  return versions;
+  return entityTags(ifMatch)
+    .filter(({ weak, tag }) => !weak && /^[1-9]\d{0,9}$/.test(tag))
+    .map(({ tag }) => Number(tag));
 }
 
 /**
@@ -26,6 +27,5 @@ export function holdsCurrent(ifNoneMatch: string | undefined, user: Pick<User, '
   if (ifNoneMatch === undefined) return false;
   if (ifNoneMatch.trim() === '*') return true;
   const current = String(user.version);
-  for (const [, tag] of ifNoneMatch.matchAll(/(?:W\/)?"([^"]*)"/g)) if (tag === current) return true;
-  return false;
+  return entityTags(ifNoneMatch).some(({ tag }) => tag === current);
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { testEnv } from './test-server.js';
@@ -84,3 +84,15 @@ export async function startServerCommand(command: readonly string[], store: Test
     },
   };
 }
+
+/** The processes `pid` started (a cluster primary's workers, npm's node), from ps. */
+export function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['--ppid', String(pid), '-o', 'pid=']).toString().trim().split(/\s+/).map(Number);
+  } catch {
+    return []; // ps exits 1 when there are none
+  }
+}
+
+/** A process and every process under it. */
+export const processTree = (pid: number): number[] => [pid, ...childrenOf(pid).flatMap(processTree)];

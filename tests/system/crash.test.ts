@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { buildUserInput } from '../support/builders.js';
-import { startServerProcess } from '../support/server-process.js';
+import { processTree, startServerProcess } from '../support/server-process.js';
 import { createTestStore, describeEachDialect, type TestStore } from '../support/test-store.js';
 
 // SIGKILL in the middle of concurrent creates: every create that got its 201 must be there afterwards,
@@ -36,8 +35,7 @@ async function expectIntact(store: TestStore): Promise<void> {
 
 /** SIGKILL to a process and every process it started, at once: a crash of the whole server, workers included. */
 function killTree(pid: number): void {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-  for (const each of [pid, ...children]) process.kill(each, 'SIGKILL');
+  for (const each of processTree(pid)) process.kill(each, 'SIGKILL');
 }
 
 describeEachDialect((dialect) => {

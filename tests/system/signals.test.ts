@@ -1,20 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 import { buildUserInput } from '../support/builders.js';
-import { startServerCommand, type ServerProcess } from '../support/server-process.js';
+import { childrenOf, processTree, startServerCommand, type ServerProcess } from '../support/server-process.js';
 import { createTestStore, type TestStore } from '../support/test-store.js';
 
 // The commands the README documents, stopped the way a supervisor or a container runtime stops them: a signal
 // to exactly the PID the command created. Nothing of the process tree may survive it, and the port is free.
 
-const childrenOf = (pid: number): number[] => {
-  try {
-    return execFileSync('ps', ['--ppid', String(pid), '-o', 'pid=']).toString().trim().split(/\s+/).map(Number);
-  } catch {
-    return []; // ps exits 1 when there are none
-  }
-};
-const treeOf = (pid: number): number[] => [pid, ...childrenOf(pid).flatMap(treeOf)];
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -67,7 +58,7 @@ const cases: Array<[string, string[], NodeJS.Signals, boolean]> = [
 
 test.each(cases.map(([name, command, signal, toGroup]) => [`${name}: ${signal}`, command, signal, toGroup] as const))('%s, with WORKERS=2, stops the primary and every worker, and frees the port', async (_title, command, signal, toGroup) => {
   server = await startServerCommand(command, store, { WORKERS: '2' });
-  tree = treeOf(server.pid);
+  tree = processTree(server.pid);
   const port = Number(new URL(server.url).port);
   expect(tree.length).toBeGreaterThanOrEqual(4); // the command, the primary, two workers
   expect(await survivorsAfter(server, tree, signal, toGroup)).toEqual([]);
@@ -79,7 +70,7 @@ test.each(cases.map(([name, command, signal, toGroup]) => [`${name}: ${signal}`,
 
 test('a worker that cannot stop is killed SHUTDOWN_TIMEOUT_MS + 5 s after the signal, and the primary still exits', async () => {
   server = await startServerCommand([process.execPath, 'dist/server/main.js'], store, { WORKERS: '2', SHUTDOWN_TIMEOUT_MS: '0' });
-  tree = treeOf(server.pid);
+  tree = processTree(server.pid);
   const [stuck = 0] = childrenOf(server.pid);
   process.kill(stuck, 'SIGSTOP'); // it cannot run its shutdown, as a worker whose event loop is blocked
   const started = Date.now();
@@ -91,7 +82,7 @@ test('a worker that cannot stop is killed SHUTDOWN_TIMEOUT_MS + 5 s after the si
 
 test('Ctrl-C (SIGINT to the process group, so each worker gets it twice) lets a request in flight finish', async () => {
   server = await startServerCommand(['npm', 'start', '--silent'], store, { WORKERS: '2', SHUTDOWN_TIMEOUT_MS: '5000' });
-  tree = treeOf(server.pid);
+  tree = processTree(server.pid);
   const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
   socket.on('error', () => undefined);
   let answer = '';
