@@ -186,19 +186,25 @@ export function schemaArbitraries(contract: Contract) {
   }
 
   /**
-   * Strings that match a pattern and are at least `length` long: a short match with one of its characters
-   * repeated (`"3"` → `"3333…"`), for patterns that random long text never matches.
+   * Strings that match a pattern and are at least `length` long, for patterns that random long text never
+   * matches: a short match with one of its characters repeated (`"3"` → `"3333…"`), or the whole match
+   * repeated, joined by one of its characters (`"email,id"` → `"email,id,email,id…"`), for patterns of words.
+   * Only those that still match are kept, so at least one of the two must fit the pattern.
    */
   function stretched(regex: RegExp, length: number, carrier: Carrier): fc.Arbitrary<string> {
     const matching = fc.stringMatching(regex, { maxLength: 40 }).map((s) => (carrier === 'header' ? headerize(s) : s));
-    return fc
-      .tuple(matching.filter((v) => v.length > 0), fc.nat(), fc.nat({ max: 30 }))
-      .map(([v, at, extra]) => {
-        const chars = [...v];
-        const i = at % chars.length;
-        return [...chars.slice(0, i), chars[i]!.repeat(length - chars.length + 1 + extra), ...chars.slice(i + 1)].join('');
-      })
-      .filter((s) => regex.test(s));
+    const nonEmpty = matching.filter((v) => v.length > 0);
+    const oneRepeated = fc.tuple(nonEmpty, fc.nat(), fc.nat({ max: 30 })).map(([v, at, extra]) => {
+      const chars = [...v];
+      const i = at % chars.length;
+      return [...chars.slice(0, i), chars[i]!.repeat(length - chars.length + 1 + extra), ...chars.slice(i + 1)].join('');
+    });
+    const wholeRepeated = fc.tuple(nonEmpty, fc.nat()).map(([v, at]) => {
+      const chars = [...v];
+      const joiner = chars[at % chars.length]!;
+      return Array.from({ length: Math.ceil((length + 1) / (v.length + 1)) + 1 }, () => v).join(joiner);
+    });
+    return fc.oneof(oneRepeated, wholeRepeated).filter((s) => regex.test(s) && lengthOf(s) >= length);
   }
 
   /** Strings that break one constraint of a string schema each, keeping the others. */
@@ -229,7 +235,10 @@ export function schemaArbitraries(contract: Contract) {
       // Blank text breaks "must contain a non-blank character"; odd characters break most other patterns.
       const blank = fc.string({ unit: fc.constantFrom(' ', '\t', ...(carrier === 'header' ? [] : ['\n', '\r', '\u00a0', '\u2003', '\u3000', '\ufeff'])), minLength: 1, maxLength: 20 });
       const odd = fc.string({ unit: fc.constantFrom('a', '"', ' ', 'é', '\u007f', ',', 'W/', '*', '\\'), minLength: 1, maxLength: 20 });
-      const candidates = carrier === 'header' ? fc.oneof(odd, text(carrier, Math.max(min, 1), max)) : fc.oneof(blank, odd, text(carrier, Math.max(min, 1), max));
+      // At most 512 characters: 8,192 random characters of a long parameter (a cursor), percent-encoded, make
+      // a request line longer than any server reads (431), which says nothing of the pattern.
+      const breaking = text(carrier, Math.max(min, 1), Math.min(max, Math.max(min, 512)));
+      const candidates = carrier === 'header' ? fc.oneof(odd, breaking) : fc.oneof(blank, odd, breaking);
       out.push({ constraint: `not matching /${schema.pattern}/`, value: candidates.filter((s) => !regex.test(s) && keepsOthers(s, 'pattern')) });
     }
     if (schema.format === 'email') {
