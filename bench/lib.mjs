@@ -79,14 +79,21 @@ export const startService = (databaseUrl, nodeOptions = [], env = {}) =>
     ...env,
   }, Number(env.WORKERS ?? 1));
 
-const userRow = (i, now) => [`First${i}`, `Last${i}`, `user${i}@example.com`, now, now];
+// Names with mixed case and a spread of values, so that searches and sorts meet what real stores hold; the
+// folded copies (`*_key`) are what the service writes beside each field (server/domain/user-query.ts).
+const NAMES = ['Mira', 'Tobias', 'Priya', 'Ezra', 'Noor', 'Felix', 'Ines', 'Rafael', 'Hana', 'Oskar', 'Lucia', 'Dmitri'];
+const userRow = (i, now) => {
+  const [first, last, email] = [`${NAMES[i % NAMES.length]}${i % 997}`, `Last${(i * 7919) % 100003}`, `user${i}@example.com`];
+  return [first, first.toLowerCase(), last, last.toLowerCase(), email, email.toLowerCase(), now, now];
+};
+const COLUMNS = 'first_name, first_name_key, last_name, last_name_key, email, email_key, created_at, updated_at';
 
 /** Adds `count` users straight into the store (the server has created the tables). */
 export async function fillStore(databaseUrl, count) {
   const now = new Date().toISOString();
   if (databaseUrl.startsWith('sqlite:')) {
     const db = new SqliteDatabase(databaseUrl.slice('sqlite:'.length));
-    const insert = db.prepare('INSERT INTO users (first_name, last_name, email, created_at, updated_at) VALUES (?, ?, ?, ?, ?)');
+    const insert = db.prepare(`INSERT INTO users (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     db.transaction(() => {
       for (let i = 0; i < count; i++) insert.run(...userRow(i, now));
     })();
@@ -97,8 +104,8 @@ export async function fillStore(databaseUrl, count) {
   await client.connect();
   for (let from = 0; from < count; from += 5000) {
     const rows = Array.from({ length: Math.min(5000, count - from) }, (_, i) => userRow(from + i, now));
-    const values = rows.map((_, i) => `($${i * 5 + 1}, $${i * 5 + 2}, $${i * 5 + 3}, $${i * 5 + 4}, $${i * 5 + 5})`).join(',');
-    await client.query(`INSERT INTO users (first_name, last_name, email, created_at, updated_at) VALUES ${values}`, rows.flat());
+    const values = rows.map((row, i) => `(${row.map((_, j) => `$${i * row.length + j + 1}`).join(', ')})`).join(',');
+    await client.query(`INSERT INTO users (${COLUMNS}) VALUES ${values}`, rows.flat());
   }
   await client.end();
 }

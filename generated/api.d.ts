@@ -11,7 +11,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List users, one page at a time (shape A) */
+        /**
+         * List users, one page at a time (shape A)
+         * @description Pages of `per_page` users that match `q` and `email` (all users without them), in the order `sort`
+         *     names (by id without it). `total` and `X-Total-Count` count the users that match.
+         *
+         *     `Link` (RFC 8288) names the `first`, `prev`, `next` and `last` pages. Follow them rather than counting
+         *     pages: `next`, `prev` and `last` carry a `cursor`, the position of the page by key, so each costs the
+         *     same however large the store, and a user created or deleted meanwhile never makes a page repeat or
+         *     skip anyone. A page picked by number (`page` without `cursor`) is found by counting past the pages
+         *     before it, which costs more the deeper it lies.
+         *
+         */
         get: operations["listDemoUsers"];
         put?: never;
         /**
@@ -87,7 +98,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List every user, ordered by id (shape B) */
+        /**
+         * List users, ordered by id unless sorted (shape B)
+         * @description Without parameters, every user, ordered by id. `q` and `email` keep the users that match, `sort`
+         *     orders them. With `limit`, at most that many, and when more follow, `Link: <...>; rel="next"` names
+         *     the rest: the same query with an opaque `cursor`, the position after the last user sent, so that
+         *     every page costs the same however large the store. `X-Total-Count` counts the users that match.
+         *
+         */
         get: operations["listUsers"];
         put?: never;
         /** Create a user (shape B) */
@@ -498,6 +516,44 @@ export interface components {
         /** @description Users per page. */
         PerPage: number;
         /**
+         * @description Only users whose first name, last name or e-mail address contains this text, in any case ("WREN"
+         *     finds "Tobias Wren"; letters compare by their Unicode lower case).
+         *
+         * @example wren
+         */
+        Search: string;
+        /**
+         * @description Only users with this e-mail address, in any case. Addresses need not be unique.
+         * @example tobias.wren@example.com
+         */
+        EmailFilter: string;
+        /**
+         * @description The order of the list: fields separated by commas, each ascending or, after `-`, descending. Names and
+         *     addresses compare by their Unicode lower case, code point by code point. Users that tie are ordered by
+         *     `id`, in the direction of the last field. Without it: `id`.
+         *
+         * @example last_name,-first_name
+         */
+        DemoSort: string;
+        /**
+         * @description The order of the list: fields separated by commas, each ascending or, after `-`, descending. Names and
+         *     addresses compare by their Unicode lower case, code point by code point. Users that tie are ordered by
+         *     `id`, in the direction of the last field. Without it: `id`.
+         *
+         * @example lastName,-firstName
+         */
+        Sort: string;
+        /**
+         * @description At most this many users; when more follow, `Link` names the next page. Without it, every user.
+         * @example 50
+         */
+        Limit: number;
+        /** @description A position in the list, as a `Link` of an earlier answer gave it; opaque. It belongs to the `sort` it
+         *     was made for (another sort is `400`); the filters are read from the query, as the link repeats them.
+         *     In shape B it needs `limit`.
+         *      */
+        Cursor: string;
+        /**
          * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
          *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
          *     the change is applied unconditionally.
@@ -553,11 +609,19 @@ export interface components {
         };
     };
     headers: {
-        /** @description How many users the list holds in all, as json-server and Mockoon send it: on a page, the same as `total`;
-         *     on the complete list, the count when it began (a user created or deleted while it streams may or may
-         *     not be in it).
+        /** @description How many users match the list's filters (all users without them), as json-server and Mockoon send it:
+         *     on a page, the same as `total`; on the complete list, the count when it began (a user created or
+         *     deleted while it streams may or may not be in it).
          *      */
         XTotalCount: number;
+        /** @description Links to other pages of the same list (RFC 8288): `rel="next"` when more users follow. Targets are
+         *     paths with the query, relative to the request.
+         *      */
+        Link: string;
+        /** @description Links to other pages of the same list (RFC 8288): always `first` and `last`; `prev` and `next` when
+         *     those pages exist. Targets are paths with the query, relative to the request.
+         *      */
+        DemoLink: string;
         /** @description Path of the created user in shape A. */
         DemoLocation: string;
         /** @description Path of the created user in shape B. */
@@ -591,6 +655,31 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Users per page. */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only users whose first name, last name or e-mail address contains this text, in any case ("WREN"
+                 *     finds "Tobias Wren"; letters compare by their Unicode lower case).
+                 *
+                 * @example wren
+                 */
+                q?: components["parameters"]["Search"];
+                /**
+                 * @description Only users with this e-mail address, in any case. Addresses need not be unique.
+                 * @example tobias.wren@example.com
+                 */
+                email?: components["parameters"]["EmailFilter"];
+                /**
+                 * @description The order of the list: fields separated by commas, each ascending or, after `-`, descending. Names and
+                 *     addresses compare by their Unicode lower case, code point by code point. Users that tie are ordered by
+                 *     `id`, in the direction of the last field. Without it: `id`.
+                 *
+                 * @example last_name,-first_name
+                 */
+                sort?: components["parameters"]["DemoSort"];
+                /** @description A position in the list, as a `Link` of an earlier answer gave it; opaque. It belongs to the `sort` it
+                 *     was made for (another sort is `400`); the filters are read from the query, as the link repeats them.
+                 *     In shape B it needs `limit`.
+                 *      */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: {
                 /** @description Any text; accepted and ignored. */
@@ -601,10 +690,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of users, ordered by id. */
+            /** @description One page of users. */
             200: {
                 headers: {
                     "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["DemoLink"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -854,7 +944,38 @@ export interface operations {
     };
     listUsers: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Only users whose first name, last name or e-mail address contains this text, in any case ("WREN"
+                 *     finds "Tobias Wren"; letters compare by their Unicode lower case).
+                 *
+                 * @example wren
+                 */
+                q?: components["parameters"]["Search"];
+                /**
+                 * @description Only users with this e-mail address, in any case. Addresses need not be unique.
+                 * @example tobias.wren@example.com
+                 */
+                email?: components["parameters"]["EmailFilter"];
+                /**
+                 * @description The order of the list: fields separated by commas, each ascending or, after `-`, descending. Names and
+                 *     addresses compare by their Unicode lower case, code point by code point. Users that tie are ordered by
+                 *     `id`, in the direction of the last field. Without it: `id`.
+                 *
+                 * @example lastName,-firstName
+                 */
+                sort?: components["parameters"]["Sort"];
+                /**
+                 * @description At most this many users; when more follow, `Link` names the next page. Without it, every user.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description A position in the list, as a `Link` of an earlier answer gave it; opaque. It belongs to the `sort` it
+                 *     was made for (another sort is `400`); the filters are read from the query, as the link repeats them.
+                 *     In shape B it needs `limit`.
+                 *      */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -864,16 +985,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The complete list of users, ordered by id. */
+            /** @description The users that match, in order; with `limit`, one page of them. */
             200: {
                 headers: {
                     "X-Total-Count": components["headers"]["XTotalCount"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["User"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

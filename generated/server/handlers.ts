@@ -3,6 +3,9 @@
 import type { operations } from '../api.js';
 import type { OperationId, SecuredOperationId } from '../routes.js';
 
+/** The name of a query parameter if it has a default; the generator gives parameters without one `undefined`. */
+type Defaulted<Name extends string, Default> = [Default] extends [undefined] ? never : Name;
+
 /** Query parameters the contract gives a default: always present once a request is validated. */
 export interface DefaultedQueryParams {
   getHealth: never;
@@ -13,13 +16,13 @@ export interface DefaultedQueryParams {
   createDemoUser: never;
   deleteDemoUser: never;
   getDemoUser: never;
-  listDemoUsers: 'page' | 'per_page' | never;
+  listDemoUsers: Defaulted<'page', 1> | Defaulted<'per_page', 6> | Defaulted<'q', undefined> | Defaulted<'email', undefined> | Defaulted<'sort', undefined> | Defaulted<'cursor', undefined> | never;
   patchDemoUser: never;
   replaceDemoUser: never;
   createUser: never;
   deleteUser: never;
   getUser: never;
-  listUsers: never;
+  listUsers: Defaulted<'q', undefined> | Defaulted<'email', undefined> | Defaulted<'sort', undefined> | Defaulted<'limit', undefined> | Defaulted<'cursor', undefined> | never;
   patchUser: never;
   replaceUser: never;
 }
@@ -171,9 +174,10 @@ export interface UserRecordsHandlers {
     | Reply<'getUser', 404>
     | Reply<'getUser', 503>
   >;
-  /** GET /users: List every user, ordered by id (shape B) */
+  /** GET /users: List users, ordered by id unless sorted (shape B) */
   listUsers(request: RequestOf<'listUsers'>): Promise<
     | Reply<'listUsers', 200>
+    | Reply<'listUsers', 400>
     | Reply<'listUsers', 503>
   >;
   /** PATCH /users/{id}: Change some of a user\'s fields (shape B) */

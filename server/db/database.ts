@@ -88,6 +88,8 @@ function sqlite(filename: string, timeouts: StoreTimeouts): DialectSupport {
         `create trigger ${table}_counted_delete after delete on ${table} begin update ${counter} set n = n - 1 where shard = old.id % ${shards}; end`,
       ],
       droppingTriggers: ({ table }) => [`drop trigger ${table}_counted_insert`, `drop trigger ${table}_counted_delete`],
+      // BINARY, SQLite's default collation, compares UTF-8 bytes: code point order.
+      byteOrderText: 'text',
     },
     outage: sqliteOutage,
     checkRoom: () => checkFreeSpace(filename),
@@ -127,6 +129,8 @@ function postgres(url: string, poolSize: number, timeouts: StoreTimeouts, onFaul
         }),
       droppingTriggers: ({ table }) =>
         ['insert', 'delete'].flatMap((change) => [`drop trigger ${table}_counted_${change} on ${table}`, `drop function ${table}_counted_${change}()`]),
+      // The database's default collation follows its locale (en_US sorts "a" beside "A"); "C" is byte order.
+      byteOrderText: 'text collate "C"',
     },
     outage: postgresOutage,
     // The server's disk is not ours to see; a full one fails writes with 53100, which readiness hears of.

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { UserFields } from '../domain/user.js';
 import type { Tables } from './tables.js';
+import { newUserRow } from './user.repository.js';
 
 /** Twelve invented people, so that documented examples such as GET /api/users/2 work on a fresh store. */
 export const DEMO_USERS: readonly UserFields[] = [
@@ -40,7 +41,7 @@ export async function seedDemoData(db: Kysely<Tables>, now: string): Promise<boo
     if (existing) return false;
     await trx
       .insertInto('users')
-      .values(DEMO_USERS.map((u) => ({ first_name: u.firstName, last_name: u.lastName, email: u.email, created_at: now, updated_at: now })))
+      .values(DEMO_USERS.map((user) => newUserRow(user, now)))
       .execute();
     return true;
   });

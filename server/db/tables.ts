@@ -9,6 +9,10 @@ export interface UsersTable {
   created_at: string;
   updated_at: string;
   version: ColumnType<number, number | undefined, number>;
+  /** Case-folded copies that lists search, filter and sort by (migration 2026-11-24-01); written with the fields. */
+  first_name_key: string;
+  last_name_key: string;
+  email_key: string;
 }
 
 /** Facts the store keeps about itself, such as whether the demo data was ever seeded. */

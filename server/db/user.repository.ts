@@ -1,11 +1,13 @@
-import { sql, type Compilable, type Kysely } from 'kysely';
+import { sql, type Compilable, type Insertable, type Kysely } from 'kysely';
+import { byIdOnly, foldCase, unfiltered } from '../domain/user-query.js';
 import type { ChangeResult, UserRepository, VersionCondition } from '../domain/user-repository.js';
 import { nextTurn } from '../domain/next-turn.js';
 import type { User, UserFields } from '../domain/user.js';
 import type { Database } from './database.js';
 import { createIdempotencyKeyQueries } from './idempotency-key.queries.js';
 import { createStoreGuard } from './store-guard.js';
-import type { Tables, UserRow } from './tables.js';
+import type { Tables, UserRow, UsersTable } from './tables.js';
+import { createUserLists } from './user-lists.js';
 
 /** Maps a stored row to the domain record: the one place that knows the column names. */
 export function toUser(row: UserRow): User {
@@ -20,12 +22,18 @@ export function toUser(row: UserRow): User {
   };
 }
 
-/** The columns of the fields given; a field left out is left out here too (a merge patch keeps it as stored). */
+/**
+ * The columns of the fields given, each with its folded copy that lists search and sort by; a field left out
+ * is left out here too (a merge patch keeps it as stored).
+ */
 const toColumns = (fields: Partial<UserFields>) => ({
-  ...(fields.firstName !== undefined ? { first_name: fields.firstName } : {}),
-  ...(fields.lastName !== undefined ? { last_name: fields.lastName } : {}),
-  ...(fields.email !== undefined ? { email: fields.email } : {}),
+  ...(fields.firstName !== undefined ? { first_name: fields.firstName, first_name_key: foldCase(fields.firstName) } : {}),
+  ...(fields.lastName !== undefined ? { last_name: fields.lastName, last_name_key: foldCase(fields.lastName) } : {}),
+  ...(fields.email !== undefined ? { email: fields.email, email_key: foldCase(fields.email) } : {}),
 });
+
+/** Every column a new user is stored with. */
+export const newUserRow = (fields: UserFields, now: string) => ({ ...toColumns(fields), created_at: now, updated_at: now }) as Insertable<UsersTable>;
 
 /**
  * A query built and compiled once, then run with fresh parameter values, given in the order the query binds
@@ -59,14 +67,16 @@ export function createUserRepository(database: Database): UserRepository {
       .updateTable('users')
       .set({ ...toColumns(fields), updated_at: now, version: sql<number>`version + 1` })
       .where('id', '=', id);
-  // A replace without If-Match, the common case, compiled once.
+  // A replace without If-Match, the common case, compiled once; parameters bind in the order of toColumns.
   const updateAny = compiledOnce(updateUser(db, { firstName: '', lastName: '', email: '' }, '', 0).returningAll());
-  const sample = { first_name: '', last_name: '', email: '', created_at: '', updated_at: '' };
-  const insertReturning = compiledOnce(db.insertInto('users').values(sample).returningAll());
+  const insertReturning = compiledOnce(db.insertInto('users').values(newUserRow({ firstName: '', lastName: '', email: '' }, '')).returningAll());
+  /** The values of toColumns for every field, in its order. */
+  const columnValues = (fields: UserFields) => [fields.firstName, foldCase(fields.firstName), fields.lastName, foldCase(fields.lastName), fields.email, foldCase(fields.email)];
   async function insertUser(into: Kysely<Tables>, fields: UserFields, now: string): Promise<User> {
-    const [row] = await insertReturning(into, fields.firstName, fields.lastName, fields.email, now, now);
+    const [row] = await insertReturning(into, ...columnValues(fields), now, now);
     return toUser(row!);
   }
+  const lists = createUserLists(db, guard);
   const versions = (condition: VersionCondition) => (condition === 'any' ? [] : condition);
 
   return {
@@ -77,7 +87,11 @@ export function createUserRepository(database: Database): UserRepository {
         const [row] = await selectById(db, id);
         return row && toUser(row);
       }),
-    async *streamAll(sliceSize) {
+    async *stream(filter, order, sliceSize) {
+      if (!unfiltered(filter) || !byIdOnly(order)) {
+        for await (const rows of lists.walk(filter, order, undefined, sliceSize)) yield* rows.map(toUser);
+        return;
+      }
       // Keyset slices on the primary key: each query is short, so no connection or lock is held while a
       // slow client reads, and memory holds one slice at a time.
       let after = 0;
@@ -96,11 +110,15 @@ export function createUserRepository(database: Database): UserRepository {
         await nextTurn();
       }
     },
-    count: () =>
-      guard(async () => {
-        const { n } = await total().executeTakeFirstOrThrow();
-        return Number(n);
-      }),
+    count: (filter = {}) =>
+      unfiltered(filter)
+        ? guard(async () => {
+            const { n } = await total().executeTakeFirstOrThrow();
+            return Number(n);
+          })
+        : lists.countMatching(filter),
+    listAt: async (filter, order, offset, limit) => (await lists.listAt(filter, order, offset, limit)).map(toUser),
+    listFrom: async (filter, order, position, limit) => (await lists.listFrom(filter, order, position, limit)).map(toUser),
     listSlice: (offset, limit) =>
       guard(async () => {
         // The page and the size of the collection in one statement, so both come from one snapshot without a
@@ -115,7 +133,7 @@ export function createUserRepository(database: Database): UserRepository {
         if (condition !== 'any' && condition.length === 0) return whyUnchanged(trx, id);
         const [row] =
           condition === 'any'
-            ? await updateAny(trx, fields.firstName, fields.lastName, fields.email, now, id)
+            ? await updateAny(trx, ...columnValues(fields), now, id)
             : await updateUser(trx, fields, now, id).where('version', 'in', condition).returningAll().execute();
         return row ? { outcome: 'done' as const, value: toUser(row) } : whyUnchanged(trx, id);
       }),

@@ -4,7 +4,9 @@ export type DomainErrorKind =
   | 'precondition-failed'
   | 'idempotency-key-reused'
   | 'idempotency-key-in-flight'
-  | 'store-unavailable';
+  | 'store-unavailable'
+  | 'searches-busy'
+  | 'invalid-parameter';
 
 /** Base of the errors the domain raises on purpose. */
 export abstract class DomainError extends Error {
@@ -59,5 +61,28 @@ export class StoreUnavailableError extends DomainError {
     super('The store is unavailable; try again later.', options);
     this.name = 'StoreUnavailableError';
     this.code = options?.code ?? 'UNKNOWN';
+  }
+}
+
+/** A parameter that has the form the contract asks for, but does not make sense, such as a forged cursor. */
+export class InvalidParameterError extends DomainError {
+  readonly kind = 'invalid-parameter';
+  constructor(
+    /** The parameter's name, as the request gave it. */
+    readonly parameter: string,
+    /** What is wrong with it, as the end of a sentence that starts with its name. */
+    readonly problem: string,
+  ) {
+    super(`The parameter ${parameter} ${problem}.`);
+    this.name = 'InvalidParameterError';
+  }
+}
+
+/** So many searches are under way that another would wait longer than a client should; retry shortly. */
+export class SearchesBusyError extends DomainError {
+  readonly kind = 'searches-busy';
+  constructor() {
+    super('Too many searches are under way; try again in 1 second.');
+    this.name = 'SearchesBusyError';
   }
 }

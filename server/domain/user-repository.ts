@@ -1,3 +1,4 @@
+import type { ListPosition, UserFilter, UserOrder } from './user-query.js';
 import type { User, UserFields } from './user.js';
 
 /** Versions a change may apply to: any version, or one of those listed (an empty list matches none). */
@@ -35,12 +36,19 @@ export interface UserRepository {
   ping(): Promise<void>;
   create(fields: UserFields, now: string): Promise<User>;
   findById(id: number): Promise<User | undefined>;
-  /** Every user in id order, read in slices so that no more than one slice is held at a time. */
-  streamAll(sliceSize: number): AsyncIterable<User>;
-  /** How many users there are (a count the store keeps, not a scan). */
-  count(): Promise<number>;
+  /**
+   * Every user that matches, in the order, read in slices so that no more than one slice is held at a time
+   * and no statement examines more than a few thousand users.
+   */
+  stream(filter: UserFilter, order: UserOrder, sliceSize: number): AsyncIterable<User>;
+  /** How many users match (without a filter: a count the store keeps, not a scan). */
+  count(filter?: UserFilter): Promise<number>;
   /** Users in id order after skipping `offset`, at most `limit` of them, and the size of the collection. */
   listSlice(offset: number, limit: number): Promise<{ users: User[]; total: number }>;
+  /** Users that match, in the order, after skipping `offset` of them: at most `limit`. */
+  listAt(filter: UserFilter, order: UserOrder, offset: number, limit: number): Promise<User[]>;
+  /** Users that match, in the order, from a position: at most `limit`, in the order even when read backwards. */
+  listFrom(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number): Promise<User[]>;
   /** Replaces the fields and bumps the version, if the version meets the condition. */
   replace(id: number, fields: UserFields, now: string, condition: VersionCondition): Promise<ChangeResult<User>>;
   /** Sets the fields given and keeps the others (a merge patch), and bumps the version, if the version meets the condition. */

@@ -7,6 +7,7 @@ import {
 } from './errors.js';
 import { nextTurn } from './next-turn.js';
 import type { ChangeResult, KeyClaim, UserRepository, VersionCondition } from './user-repository.js';
+import { byIdOnly, unfiltered, type ListPosition, type UserFilter, type UserOrder } from './user-query.js';
 import type { User, UserFields, UserPage } from './user.js';
 
 /** How long a create may hold its idempotency key before a retry may take it over, unless configured. */
@@ -36,11 +37,17 @@ export interface UserService {
   /** Creates at most once per key; a retry gets the first response again (`replayed`). */
   createOnce<R>(fields: UserFields, request: IdempotentRequest, render: (user: User) => R): Promise<{ outcome: R; replayed: boolean }>;
   get(id: number): Promise<User>;
-  /** Every user in id order, without holding the whole collection in memory. */
-  streamAll(): AsyncIterable<User>;
-  /** How many users there are. */
-  count(): Promise<number>;
-  listPage(page: number, perPage: number): Promise<UserPage>;
+  /** Every user that matches, in the order, without holding the whole list in memory. */
+  stream(filter: UserFilter, order: UserOrder): AsyncIterable<User>;
+  /** How many users match (all users without a filter). */
+  count(filter?: UserFilter): Promise<number>;
+  /** A page picked by number (from 1), of the users that match, in the order. */
+  listPage(filter: UserFilter, order: UserOrder, page: number, perPage: number): Promise<UserPage>;
+  /**
+   * At most `limit` users that match, in the order, from a position (or the start); `more` says whether
+   * others follow in the direction read (before the first user, when reading backwards).
+   */
+  listFrom(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number): Promise<{ users: readonly User[]; more: boolean }>;
   replace(id: number, fields: UserFields, condition?: VersionCondition): Promise<User>;
   /** Replaces the fields given and keeps the others (a merge patch), if the version meets the condition. */
   patch(id: number, changes: Partial<UserFields>, condition?: VersionCondition): Promise<User>;
@@ -121,11 +128,23 @@ export function createUserService(repository: UserRepository, options: UserServi
       if (!user) throw new UserNotFoundError(id);
       return user;
     },
-    streamAll: () => repository.streamAll(STREAM_SLICE_SIZE),
-    count: () => repository.count(),
-    async listPage(page, perPage) {
-      const { users, total } = await repository.listSlice((page - 1) * perPage, perPage);
-      return { users, page, perPage, total, totalPages: Math.ceil(total / perPage) };
+    stream: (filter, order) => repository.stream(filter, order, STREAM_SLICE_SIZE),
+    count: (filter) => repository.count(filter),
+    async listPage(filter, order, page, perPage) {
+      // One more than the page holds says whether another follows. The common page (all users, by id) comes
+      // with its total from one statement; others count their matches apart.
+      const offset = (page - 1) * perPage;
+      const { users, total } =
+        unfiltered(filter) && byIdOnly(order)
+          ? await repository.listSlice(offset, perPage + 1)
+          : { users: await repository.listAt(filter, order, offset, perPage + 1), total: await repository.count(filter) };
+      return { users: users.slice(0, perPage), more: users.length > perPage, page, perPage, total, totalPages: Math.ceil(total / perPage) };
+    },
+    async listFrom(filter, order, position, limit) {
+      const users = await repository.listFrom(filter, order, position, limit + 1);
+      if (users.length <= limit) return { users, more: false };
+      // Read backwards, the one too many is the first.
+      return { users: position !== undefined && 'before' in position ? users.slice(1) : users.slice(0, limit), more: true };
     },
     replace: async (id, fields, condition = 'any') => settle(id, await repository.replace(id, fields, now(), condition)),
     patch: async (id, changes, condition = 'any') => settle(id, await repository.patch(id, changes, now(), condition)),

@@ -15,9 +15,11 @@ export interface User {
 /** The fields a client may set: everything else belongs to the store. */
 export type UserFields = Pick<User, 'firstName' | 'lastName' | 'email'>;
 
-/** One page of users in id order, with the size of the whole collection. */
+/** One page of a list, with how many users the list holds in all. */
 export interface UserPage {
   readonly users: readonly User[];
+  /** Whether users follow this page. */
+  readonly more: boolean;
   readonly page: number;
   readonly perPage: number;
   readonly total: number;

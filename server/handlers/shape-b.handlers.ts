@@ -1,9 +1,15 @@
 import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { User } from '../domain/user.js';
+import { InvalidParameterError } from '../domain/errors.js';
+import { keysOf, type SortField } from '../domain/user-query.js';
 import type { HandlerDeps } from './handler-deps.js';
+import { encodeCursor, linkHeader, listLink, moreAfter, readListQuery } from './list-pages.js';
 import { createUserOnce } from './idempotent-create.js';
 import { etagOf, holdsCurrent, versionCondition } from './preconditions.js';
 import { fromLocalUserInput, fromLocalUserPatch, toLocalUser } from './shape-b.mapper.js';
+
+/** Shape B's names of the fields a list sorts by. */
+const LOCAL_SORT_FIELDS: Readonly<Record<string, SortField>> = { id: 'id', email: 'email', firstName: 'firstName', lastName: 'lastName' };
 
 type ShapeBHandlers = Pick<UserRecordsHandlers, 'listUsers' | 'getUser' | 'createUser' | 'replaceUser' | 'patchUser' | 'deleteUser'>;
 
@@ -14,9 +20,22 @@ async function* mapUsers<T>(users: AsyncIterable<User>, map: (user: User) => T):
 /** Shape B, the "local" dialect, without prefix. */
 export function createShapeBHandlers({ users, basePath }: HandlerDeps): ShapeBHandlers {
   return {
-    async listUsers() {
-      const total = await users.count();
-      return { status: 200, body: mapUsers(users.streamAll(), toLocalUser), headers: { 'X-Total-Count': String(total) } };
+    async listUsers({ query }) {
+      const { filter, order, position } = readListQuery(query, LOCAL_SORT_FIELDS);
+      if (query.limit === undefined) {
+        if (position !== undefined) throw new InvalidParameterError('cursor', 'needs limit: a cursor continues a list read a page at a time');
+        const total = await users.count(filter);
+        return { status: 200, body: mapUsers(users.stream(filter, order), toLocalUser), headers: { 'X-Total-Count': String(total) } };
+      }
+      const found = await users.listFrom(filter, order, position, query.limit);
+      const total = await users.count(filter);
+      const last = found.users[found.users.length - 1];
+      const next =
+        moreAfter(position, found.more) && last
+          ? listLink(`${basePath}/users`, { q: query.q, email: query.email, sort: query.sort, limit: query.limit, cursor: encodeCursor(order, { after: keysOf(last, order) }) })
+          : undefined;
+      const Link = linkHeader([['next', next]]);
+      return { status: 200, body: found.users.map(toLocalUser), headers: { 'X-Total-Count': String(total), ...(Link ? { Link } : {}) } };
     },
     async getUser({ path, header }) {
       const user = await users.get(path.id);

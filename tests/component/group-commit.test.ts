@@ -6,6 +6,7 @@ import { sql, type Kysely } from 'kysely';
 import { openDatabase, type Database } from '../../server/db/database.js';
 import { MAX_UNITS_PER_COMMIT } from '../../server/db/group-commit.js';
 import type { Tables } from '../../server/db/tables.js';
+import { newUserRow } from '../../server/db/user.repository.js';
 
 // Group commit on SQLite, watched from a second connection to the same file: that connection sees only
 // what has been committed, so it tells when each write became durable.
@@ -18,7 +19,7 @@ const committedUsers = () => (observer.prepare('select count(*) as n from users'
 const insertUser = (trx: Kysely<Tables>, name: string) =>
   trx
     .insertInto('users')
-    .values({ first_name: name, last_name: 'Batch', email: `${name}@example.com`, created_at: 'now', updated_at: 'now' })
+    .values(newUserRow({ firstName: name, lastName: 'Batch', email: `${name}@example.com` }, 'now'))
     .returning('id')
     .executeTakeFirstOrThrow();
 

@@ -1,6 +1,7 @@
 import { STREAM_SLICE_SIZE } from '../../server/domain/user.service.js';
 import { useTestServer, withTestServer } from '../support/test-server.js';
 import { describeEachDialect } from '../support/test-store.js';
+import { newUserRow } from '../../server/db/user.repository.js';
 
 // The shape B list is streamed from the store in keyset slices; it must still be the complete list, in order.
 // A list short enough for one chunk (16 KiB) is not streamed: it is sent whole, with its length.
@@ -22,7 +23,7 @@ describeEachDialect((dialect) => {
   beforeAll(async () => {
     const db = sut.server.database.db;
     const now = new Date().toISOString();
-    const rows = Array.from({ length: total - 12 }, (_, i) => ({ first_name: `Bulk${i}`, last_name: 'User', email: `bulk${i}@example.com`, created_at: now, updated_at: now }));
+    const rows = Array.from({ length: total - 12 }, (_, i) => newUserRow({ firstName: `Bulk${i}`, lastName: 'User', email: `bulk${i}@example.com` }, now));
     for (let i = 0; i < rows.length; i += 200) await db.insertInto('users').values(rows.slice(i, i + 200)).execute();
     // A gap in the ids, across a slice boundary, must not end the stream early.
     await db.deleteFrom('users').where('id', 'in', [STREAM_SLICE_SIZE, STREAM_SLICE_SIZE + 1]).execute();

@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { routes } from '../../generated/routes.js';
+import { orderOf, type ListPosition } from '../../server/domain/user-query.js';
+import { encodeCursor } from '../../server/handlers/list-pages.js';
 import { loadContract, type Parameter } from '../../server/http/contract/contract.js';
 import { basicAuth, type TestResponse } from '../support/http-client.js';
+import { comparing, fromShapeA, matches, parseSort, type Listed } from '../support/list-reference.js';
 import { storedCount, storedUser } from '../support/stored.js';
 import { TEST_CREDENTIALS, useTestServer, type ServerUnderTest } from '../support/test-server.js';
 import { describeEachDialect } from '../support/test-store.js';
@@ -137,6 +140,31 @@ function unknownQuery(route: Route): fc.Arbitrary<Array<[string, string]>> {
   return fc.array(fc.tuple(name, fc.string({ maxLength: 8 })), { maxLength: 2 });
 }
 
+/** Both shapes' names of the fields a list sorts by. */
+const SORT_FIELDS = { id: 'id', email: 'email', firstName: 'firstName', lastName: 'lastName', first_name: 'firstName', last_name: 'lastName' } as const;
+
+/**
+ * A valid query with a cursor holds one the service could have made for it: of the query's sort, at any
+ * position (keys of any value, names that no user has included), with the `limit` a cursor of shape B needs.
+ * A cursor that merely matches the contract's pattern is refused with a 400, as the contract says.
+ */
+function withRealCursor(route: Route, query: Array<[string, string]>): fc.Arbitrary<Array<[string, string]>> {
+  const at = query.findIndex(([name]) => name === 'cursor');
+  if (at < 0) return fc.constant(query);
+  const order = orderOf(query.find(([name]) => name === 'sort')?.[1], SORT_FIELDS);
+  const keys = fc.tuple(...order.map((key) => (key.field === 'id' ? fc.nat() : fc.string({ maxLength: 30 }))));
+  const position = fc.oneof(
+    keys.map((k): ListPosition => ({ after: k })),
+    keys.map((k): ListPosition => ({ before: k })),
+    fc.constant<ListPosition>({ before: 'end' }),
+  );
+  return position.map((p) => {
+    const withCursor: Array<[string, string]> = query.map((entry, i) => (i === at ? ['cursor', encodeCursor(order, p)] : entry));
+    const needsLimit = parametersOf(route).some((param) => param.name === 'limit') && !query.some(([name]) => name === 'limit');
+    return needsLimit ? [...withCursor, ['limit', '10']] : withCursor;
+  });
+}
+
 function validPlan(route: Route): fc.Arbitrary<Plan> {
   const params = parametersOf(route);
   const path = fc.record(Object.fromEntries(params.filter((p) => p.in === 'path').map((p) => [p.name, validPathSlot(route, p)])));
@@ -149,7 +177,8 @@ function validPlan(route: Route): fc.Arbitrary<Plan> {
     .map(([values, unknown]) => [
       ...queryParams.flatMap((p, i): Array<[string, string]> => (values[i] === undefined ? [] : [[p.name, values[i]!]])),
       ...unknown,
-    ]);
+    ])
+    .chain((pairs) => withRealCursor(route, pairs));
   const headerParams = params.filter((p) => p.in === 'header' && ![IF_MATCH, IDEMPOTENCY_KEY].includes(p.name.toLowerCase()));
   const headers = fc.record(
     Object.fromEntries(headerParams.map((p) => [p.name, p.required ? gen.validParamText(p) : fc.option(gen.validParamText(p), { nil: undefined })])),
@@ -441,17 +470,29 @@ const semantics: Record<string, (request: SentRequest, res: TestResponse, body: 
     const params = new URLSearchParams(request.url.split('?')[1] ?? '');
     const page = Number(params.get('page') ?? 1);
     const perPage = Number(params.get('per_page') ?? 6);
-    const ids: number[] = res.body.data.map((u: { id: number }) => u.id);
     if (res.body.page !== page || res.body.per_page !== perPage) return `page/per_page are not the ones asked for`;
     if (res.body.total_pages !== Math.ceil(res.body.total / perPage)) return `total_pages does not fit total`;
-    if (ids.length > perPage || ids.some((id, i) => i > 0 && id <= ids[i - 1]!)) return `not one page in id order: ${ids.join(',')}`;
-    return undefined;
+    if (res.headers.get('x-total-count') !== String(res.body.total)) return `X-Total-Count is not total`;
+    if (res.body.data.length > perPage) return `more than per_page users`;
+    return wrongList(params, res.body.data.map(fromShapeA));
   },
-  async listUsers(_request, res) {
-    const ids: number[] = res.body.map((u: { id: number }) => u.id);
-    return ids.some((id, i) => i > 0 && id <= ids[i - 1]!) ? `not in id order: ${ids.join(',')}` : undefined;
+  async listUsers(request, res) {
+    const params = new URLSearchParams(request.url.split('?')[1] ?? '');
+    const limit = params.get('limit');
+    if (limit !== null && res.body.length > Number(limit)) return `more than limit users`;
+    if (limit === null && res.headers.get('x-total-count') !== String(res.body.length)) return `the whole list does not hold X-Total-Count users`;
+    return wrongList(params, res.body);
   },
 };
+
+/** What is wrong with a list for its query: a user that does not match its filters, or two out of its order. */
+function wrongList(params: URLSearchParams, users: readonly Listed[]): string | undefined {
+  const stray = users.find((user) => !matches(user, params.get('q'), params.get('email')));
+  if (stray) return `user ${stray.id} does not match q / email`;
+  const compare = comparing(parseSort(params.get('sort')));
+  const i = users.findIndex((user, at) => at > 0 && compare(users[at - 1]!, user) >= 0);
+  return i > 0 ? `users ${users[i - 1]!.id} and ${users[i]!.id} are out of the order of sort=${params.get('sort') ?? 'id'}` : undefined;
+}
 
 /** A valid plan, sent: it must be answered 2xx (and mean what the README says). */
 /**

@@ -54,6 +54,22 @@ export function describeScenarios(kind: TargetKind, target: () => ScenarioTarget
       expect(data!.total_pages).toBe(Math.ceil(data!.total / 6));
     });
 
+    test('filters and sorts a page, with Link relations to the others', async () => {
+      const { data, response } = await client.GET('/api/users', { params: { query: { q: 'a', sort: '-last_name', per_page: 2 } } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('link')).toMatch(/rel="first"/);
+      if (!stateful) return;
+      const expected = DEMO_USERS.map((user, i) => ({ id: i + 1, ...user }))
+        .filter((user) => [user.firstName, user.lastName, user.email].some((text) => text.toLowerCase().includes('a')))
+        .sort((x, y) => (x.lastName.toLowerCase() < y.lastName.toLowerCase() ? 1 : -1));
+      expect(data!.total).toBe(expected.length);
+      expect(data!.data.map((user) => user.id)).toEqual(expected.slice(0, 2).map((user) => user.id));
+      const next = /<([^>]*)>; rel="next"/.exec(response.headers.get('link')!)![1]!;
+      const cursor = new URL(next, 'http://x').searchParams.get('cursor')!;
+      const second = await client.GET('/api/users', { params: { query: { q: 'a', sort: '-last_name', per_page: 2, page: 2, cursor } } });
+      expect(second.data!.data.map((user) => user.id)).toEqual(expected.slice(2, 4).map((user) => user.id));
+    });
+
     test('creates, reads, replaces and deletes a user', async () => {
       const input = { name: 'Thomas Anderson', email: 'thomas.anderson@example.com' };
       const created = await client.POST('/api/users', { body: input });
@@ -138,6 +154,33 @@ export function describeScenarios(kind: TargetKind, target: () => ScenarioTarget
       expect(data!.slice(0, 2)).toEqual([demoUser(1), demoUser(2)]);
       const ids = data!.map((user) => user.id);
       expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    });
+
+    test('searches, sorts and reads a page at a time, following Link next with the typed cursor', async () => {
+      const { data, response } = await client.GET('/users', { params: { query: { q: 'WREN', sort: '-lastName', limit: 1 } } });
+      expect(response.status).toBe(200);
+      if (!stateful) return expect(Array.isArray(data)).toBe(true);
+      expect(data).toEqual([demoUser(2)]);
+      expect(response.headers.get('x-total-count')).toBe('1');
+      expect(response.headers.get('link')).toBeNull();
+
+      const whole = (await client.GET('/users', { params: { query: { sort: 'email' } } })).data!.map((user) => user.id);
+      const walked: number[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.GET('/users', { params: { query: { sort: 'email', limit: 5, ...(cursor ? { cursor } : {}) } } });
+        walked.push(...page.data!.map((user) => user.id));
+        const next = /<([^>]*)>; rel="next"/.exec(page.response.headers.get('link') ?? '')?.[1];
+        cursor = next === undefined ? undefined : new URL(next, 'http://x').searchParams.get('cursor')!;
+      } while (cursor !== undefined);
+      expect(walked).toEqual(whole);
+    });
+
+    test('a sort by a field the shape does not have is a 400 problem', async () => {
+      // shape A's name of the field: sort is typed as text, and the contract's pattern names the fields.
+      const { error, response } = await client.GET('/users', { params: { query: { sort: 'first_name' } } });
+      expect(response.status).toBe(400);
+      expect(error).toMatchObject({ status: 400 });
     });
 
     test('reads a demo user', async () => {

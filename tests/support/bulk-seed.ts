@@ -18,8 +18,8 @@ function inTransaction(store: TestStore, sql: string, count: number, values: (i:
 /** Adds `count` users to a migrated SQLite store. */
 export function seedUsers(store: TestStore, count: number): void {
   const now = new Date().toISOString();
-  const sql = 'INSERT INTO users (first_name, last_name, email, created_at, updated_at) VALUES (?, ?, ?, ?, ?)';
-  inTransaction(store, sql, count, (i) => [`Bulk${i}`, 'User', `bulk${i}@example.com`, now, now]);
+  const sql = 'INSERT INTO users (first_name, first_name_key, last_name, last_name_key, email, email_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
+  inTransaction(store, sql, count, (i) => [`Bulk${i}`, `bulk${i}`, 'User', 'user', `bulk${i}@example.com`, `bulk${i}@example.com`, now, now]);
 }
 
 /** Adds `count` idempotency keys that expired a day ago to a migrated SQLite store. */

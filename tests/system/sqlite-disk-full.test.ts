@@ -8,6 +8,7 @@ import { openDatabase } from '../../server/db/database.js';
 import { buildUserInput } from '../support/builders.js';
 import { counterValue } from '../support/fault-load.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { newUserRow } from '../../server/db/user.repository.js';
 
 // A real full disk under an SQLite store: a small tmpfs, filled up by another file. Writes must get 503
 // problems (never 500), reads go on, /readyz says not ready, store_unavailable_total counts, and once space
@@ -116,7 +117,7 @@ describeMounted('SQLite on a full disk', () => {
       // itself and SQLite rolls the whole transaction back, savepoints included.
       await sql`pragma cache_size = 10`.execute(database.db);
       const now = new Date().toISOString();
-      const row = (firstName: string) => ({ first_name: firstName, last_name: 'L', email: 'e@example.com', created_at: now, updated_at: now });
+      const row = (firstName: string) => newUserRow({ firstName, lastName: 'L', email: 'e@example.com' }, now);
       const units = [
         database.write((trx) => trx.insertInto('users').values(row('small')).execute()),
         database.write((trx) => trx.insertInto('users').values(row('x'.repeat(5_000_000))).execute()),

@@ -5,6 +5,7 @@ import * as addIdempotencyKeyOwner from './2026-11-23-01-add-idempotency-key-own
 import * as addIdempotencyKeyClient from './2026-11-23-02-add-idempotency-key-client.js';
 import * as createRateLimits from './2026-11-23-03-create-rate-limits.js';
 import * as countUsers from './2026-11-23-04-count-users.js';
+import * as addUserSortKeys from './2026-11-24-01-add-user-sort-keys.js';
 
 /**
  * The few things a migration cannot say the same way in every SQL dialect. database.ts, the one module that
@@ -20,6 +21,8 @@ export interface SqlFlavour {
   countingTriggers(count: { table: string; counter: string; shards: number }): string[];
   /** Statements that drop what `countingTriggers` created. */
   droppingTriggers(count: { table: string; counter: string }): string[];
+  /** The type of a text column that compares and sorts by code point, whatever the database's locale. */
+  readonly byteOrderText: string;
 }
 
 /** A migration that needs to know the flavour of SQL it writes. */
@@ -37,6 +40,7 @@ const migrations: Record<string, FlavouredMigration> = {
   '2026-11-23-02-add-idempotency-key-client': addIdempotencyKeyClient,
   '2026-11-23-03-create-rate-limits': createRateLimits,
   '2026-11-23-04-count-users': countUsers,
+  '2026-11-24-01-add-user-sort-keys': addUserSortKeys,
 };
 
 /** Hands Kysely's Migrator the migrations compiled into the service, so no directory is scanned at run time. */

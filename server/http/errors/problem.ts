@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { DomainError, StoreUnavailableError, type DomainErrorKind } from '../../domain/errors.js';
+import { DomainError, InvalidParameterError, StoreUnavailableError, type DomainErrorKind } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
 import type { FieldError } from '../contract/contract.js';
 
@@ -14,7 +14,6 @@ type HttpProblemKind =
   | 'headers-too-large'
   | 'expectation-failed'
   | 'bad-request'
-  | 'invalid-parameter'
   | 'malformed-json'
   | 'unauthorized'
   | 'method-not-allowed'
@@ -50,6 +49,7 @@ const PROBLEMS: Record<ProblemKind, { status: number; title: string; headers?: R
   'internal-error': { status: 500, title: 'Internal Server Error' },
   'store-unavailable': { status: 503, title: 'Service Unavailable' },
   'credential-checks-busy': { status: 503, title: 'Service Unavailable', headers: { 'Retry-After': '1' } },
+  'searches-busy': { status: 503, title: 'Service Unavailable', headers: { 'Retry-After': '1' } },
   'too-many-connections': { status: 503, title: 'Service Unavailable', headers: { 'Retry-After': '5' } },
   'metrics-unavailable': { status: 503, title: 'Service Unavailable' },
 };
@@ -78,6 +78,9 @@ const PARSER_ERRORS: Record<string, ProblemKind> = {
 /** Classifies any thrown value; anything not raised on purpose is an internal error. */
 function classify(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
+  if (error instanceof InvalidParameterError) {
+    return new HttpProblem(error.kind, error.message, { errors: [{ path: `/${error.parameter}`, message: error.problem }] });
+  }
   if (error instanceof DomainError) return new HttpProblem(error.kind, error.message);
   // Well-formed JSON, refused by the parser (@hapi/bourne) so that it cannot pollute prototypes.
   if (error instanceof SyntaxError && /forbidden prototype property/.test(error.message)) {

@@ -1,0 +1,78 @@
+import type { User } from './user.js';
+
+// What a list asks for, independent of either wire shape: which users (a filter), in which order (a sort),
+// and from where (a position in that order).
+
+/** The fields a list can be sorted by. */
+export type SortField = 'id' | 'email' | 'firstName' | 'lastName';
+
+/** One field of a sort, and its direction. */
+export interface SortKey {
+  readonly field: SortField;
+  readonly descending: boolean;
+}
+
+/**
+ * An order of users that every list can page through by key: the fields asked for, and then `id` (unique),
+ * so that no two users tie. It always ends with `id`.
+ */
+export type UserOrder = readonly SortKey[];
+
+/** Which users a list holds. Both are optional; given together, a user must match both. */
+export interface UserFilter {
+  /** Case-insensitive substring of the first name, the last name or the e-mail address. */
+  readonly search?: string;
+  /** The e-mail address, compared case-insensitively. */
+  readonly email?: string;
+}
+
+/** The value of each field of an order, for one user: strings case-folded, the id as is. */
+export type OrderKeys = readonly (string | number)[];
+
+/**
+ * Where in an order a list starts: after a user's keys, or before them; `before: 'end'` reads backwards from
+ * the last user (the last page).
+ */
+export type ListPosition = { readonly after: OrderKeys } | { readonly before: OrderKeys | 'end' };
+
+/** The default order, and the one a list without `sort` has: by id, ascending. */
+export const BY_ID: UserOrder = [{ field: 'id', descending: false }];
+
+/**
+ * Case folding for search, filter and sort: Unicode lower case, so "ÉMILE" finds "Émile" on every store. The
+ * store keeps each name and address folded beside it, written with it (migration 2026-11-24-01).
+ */
+export const foldCase = (text: string): string => text.toLowerCase();
+
+/**
+ * The order a sort asks for: the fields in turn (a field named twice counts where it first appears), then
+ * `id` in the direction of the last field, unless `id` was named. `sort` lists wire names, `-` for descending,
+ * already checked against the contract's pattern; `fields` maps each wire name to its field.
+ */
+export function orderOf(sort: string | undefined, fields: Readonly<Record<string, SortField>>): UserOrder {
+  if (sort === undefined) return BY_ID;
+  const order: SortKey[] = [];
+  for (const part of sort.split(',')) {
+    const descending = part.startsWith('-');
+    const field = fields[descending ? part.slice(1) : part];
+    if (field === undefined) throw new Error(`sort names an unknown field: ${part}`);
+    if (order.some((key) => key.field === field)) continue;
+    order.push({ field, descending });
+    if (field === 'id') return order;
+  }
+  return [...order, { field: 'id', descending: order[order.length - 1]!.descending }];
+}
+
+/** The order in the canonical text a cursor carries, e.g. `lastName,-firstName,-id`. */
+export const orderText = (order: UserOrder): string => order.map((key) => `${key.descending ? '-' : ''}${key.field}`).join(',');
+
+/** The keys of a user in an order. */
+export function keysOf(user: User, order: UserOrder): OrderKeys {
+  return order.map(({ field }) => (field === 'id' ? user.id : foldCase(user[field])));
+}
+
+/** Whether an order is the default one, by id ascending. */
+export const byIdOnly = (order: UserOrder): boolean => order.length === 1 && order[0]!.field === 'id' && !order[0]!.descending;
+
+/** Whether a list of this filter is the whole collection. */
+export const unfiltered = (filter: UserFilter): boolean => filter.search === undefined && filter.email === undefined;

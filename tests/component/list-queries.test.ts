@@ -1,0 +1,305 @@
+import { httpClient, type HttpClient, type TestResponse } from '../support/http-client.js';
+import { fold, matches, sortedBy, type ListSort } from '../support/list-reference.js';
+import { insertWithoutKeys, withoutSortKeys } from '../support/older-store.js';
+import { startTestServer, useTestServer } from '../support/test-server.js';
+import { describeEachDialect, type Dialect } from '../support/test-store.js';
+
+// The list vocabulary on both shapes and both stores: q, email, sort, shape B's limit and cursor, shape A's
+// Link relations, and X-Total-Count. Expected lists come from a reference written here, over the users the
+// test created, never from the service.
+
+interface Person {
+  readonly firstName: string;
+  readonly lastName: string;
+  readonly email: string;
+}
+
+const PEOPLE: readonly Person[] = [
+  { firstName: 'Émile', lastName: 'Zola', email: 'emile.zola@example.com' },
+  { firstName: 'alice', lastName: 'Smith', email: 'Alice.Smith@Example.com' },
+  { firstName: 'Bob', lastName: 'smith', email: 'bob@example.org' },
+  { firstName: 'Carol', lastName: "O'Neil", email: 'carol@example.net' },
+  { firstName: 'Dan', lastName: '100%_Sure', email: 'dan@example.com' },
+  { firstName: 'Eve', lastName: 'Smith', email: 'dup@example.com' },
+  { firstName: 'Frank', lastName: 'Wren', email: 'DUP@example.com' },
+  { firstName: 'Ägir', lastName: 'Ökland', email: 'agir@example.com' },
+  { firstName: 'bob', lastName: 'Young', email: 'young@example.com' },
+  { firstName: 'Zoë', lastName: 'Adams', email: 'zoe.adams@example.com' },
+  { firstName: 'Eve', lastName: 'Adams', email: 'eve.adams@example.com' },
+  { firstName: 'Mallory', lastName: 'Smithers', email: 'mallory@smith.example' },
+  { firstName: 'Trent', lastName: 'Zola', email: 'trent@example.com' },
+  { firstName: 'Oscar', lastName: 'Wilde', email: 'oscar@example.com' },
+];
+
+type Stored = Person & { readonly id: number };
+
+const matching = (users: readonly Stored[], q: string) => users.filter((user) => matches(user, q));
+
+/** The targets of a Link header, by relation. */
+function links(header: string | null): Record<string, string> {
+  return Object.fromEntries([...(header ?? '').matchAll(/<([^>]*)>; rel="(\w+)"/g)].map(([, target, rel]) => [rel!, target!]));
+}
+
+/** Follows `next` links from a first page of shape B to the end; returns every user, in order. */
+async function walkShapeB(api: HttpClient, first: string): Promise<number[]> {
+  const ids: number[] = [];
+  for (let path: string | undefined = first, pages = 0; path !== undefined; pages++) {
+    if (pages > 100) throw new Error('the links never end');
+    const res: TestResponse<Stored[]> = await api.get(path);
+    expect(res.status).toBe(200);
+    ids.push(...res.body.map((user: Stored) => user.id));
+    path = links(res.headers.get('link')).next;
+  }
+  return ids;
+}
+
+describeEachDialect((dialect) => {
+  const sut = useTestServer({ dialect, env: { SEED_DEMO_DATA: 'false' } });
+  let stored: Stored[] = [];
+  const ids = (users: readonly Stored[]) => users.map((user) => user.id);
+
+  beforeAll(async () => {
+    stored = [];
+    for (const person of PEOPLE) stored.push((await sut.api.post('/users', person)).body);
+  });
+
+  describe('q: a case-insensitive substring of first name, last name or e-mail address', () => {
+    test.each([
+      ['smith', 'in last names and addresses, any case'],
+      ['SMITH', 'upper case finds lower'],
+      ['émile', 'letters beyond A-Z fold too'],
+      ['ÖKLAND', 'and upper case beyond A-Z'],
+      ['%_', 'wildcards of LIKE are plain characters'],
+      ['example.com', 'in addresses'],
+      ["o'n", 'quotes are plain characters'],
+      ['nobody-has-this', 'nothing matches'],
+    ])('%s: %s', async (q) => {
+      const expected = matching(stored, q);
+      const b = await sut.api.get(`/users?q=${encodeURIComponent(q)}`);
+      expect(b.status).toBe(200);
+      expect(b.body.map((user: Stored) => user.id)).toEqual(ids(expected));
+      expect(b.headers.get('x-total-count')).toBe(String(expected.length));
+      const a = await sut.api.get(`/api/users?q=${encodeURIComponent(q)}&per_page=100`);
+      expect(a.body.data.map((user: Stored) => user.id)).toEqual(ids(expected));
+      expect(a.body).toMatchObject({ total: expected.length, total_pages: Math.ceil(expected.length / 100) });
+      expect(a.headers.get('x-total-count')).toBe(String(expected.length));
+    });
+  });
+
+  test('email: the whole address, in any case, on both shapes', async () => {
+    const dups = stored.filter((user) => fold(user.email) === 'dup@example.com');
+    expect(dups).toHaveLength(2);
+    for (const email of ['dup@example.com', 'DUP@EXAMPLE.COM']) {
+      const b = await sut.api.get(`/users?email=${encodeURIComponent(email)}`);
+      expect(b.body.map((user: Stored) => user.id)).toEqual(ids(dups));
+      expect(b.headers.get('x-total-count')).toBe('2');
+      const a = await sut.api.get(`/api/users?email=${encodeURIComponent(email)}`);
+      expect(a.body.data.map((user: Stored) => user.id)).toEqual(ids(dups));
+      expect(a.body.total).toBe(2);
+    }
+    // Not a substring: part of an address finds nobody.
+    expect((await sut.api.get('/users?email=dup@example')).body).toEqual([]);
+    // With q, a user must match both.
+    const both = await sut.api.get('/users?email=dup@example.com&q=wren');
+    expect(both.body.map((user: Stored) => user.id)).toEqual(ids(dups.filter((user) => user.lastName === 'Wren')));
+  });
+
+  describe('sort', () => {
+    test.each<[string, string, ListSort]>([
+      ['email', 'email', [['email', false]]],
+      ['-email', '-email', [['email', true]]],
+      ['firstName', 'first_name', [['firstName', false]]],
+      ['-firstName', '-first_name', [['firstName', true]]],
+      ['lastName,firstName', 'last_name,first_name', [['lastName', false], ['firstName', false]]],
+      ['-lastName,firstName', '-last_name,first_name', [['lastName', true], ['firstName', false]]],
+      ['lastName,-id', 'last_name,-id', [['lastName', false], ['id', true]]],
+      ['-id', '-id', [['id', true]]],
+      ['firstName,firstName,-firstName', 'first_name,first_name', [['firstName', false]]],
+    ])('%s (shape A: %s)', async (sortB, sortA, keys) => {
+      const expected = ids(sortedBy(stored, keys));
+      const b = await sut.api.get(`/users?sort=${sortB}`);
+      expect(b.body.map((user: Stored) => user.id)).toEqual(expected);
+      const a = await sut.api.get(`/api/users?sort=${sortA}&per_page=100`);
+      expect(a.body.data.map((user: Stored) => user.id)).toEqual(expected);
+    });
+
+    test('sorts combine with filters', async () => {
+      const expected = ids(sortedBy(matching(stored, 'smith'), [['firstName', true]]));
+      expect((await sut.api.get('/users?q=smith&sort=-firstName')).body.map((user: Stored) => user.id)).toEqual(expected);
+    });
+  });
+
+  describe('shape B: limit and cursor', () => {
+    test('without more users, no Link', async () => {
+      const res = await sut.api.get(`/users?limit=${PEOPLE.length}`);
+      expect(res.body).toHaveLength(PEOPLE.length);
+      expect(res.headers.get('link')).toBeNull();
+      expect(res.headers.get('x-total-count')).toBe(String(PEOPLE.length));
+    });
+
+    test.each([
+      '/users?limit=1',
+      '/users?limit=4&sort=-lastName,firstName',
+      '/users?limit=2&q=smith&sort=email',
+      '/users?limit=3&q=e',
+      '/users?limit=1&email=DUP@example.com',
+    ])('following next from %s reads the same list as without limit', async (first) => {
+      const whole = first.replace(/limit=\d+&?/, '').replace(/\?$/, '');
+      const expected = (await sut.api.get(whole)).body.map((user: Stored) => user.id);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(await walkShapeB(sut.api, first)).toEqual(expected);
+    });
+
+    test('a page holds limit users, the link repeats the query, and X-Total-Count counts every match', async () => {
+      const res = await sut.api.get('/users?q=smith&limit=2&sort=email');
+      expect(res.body).toHaveLength(2);
+      expect(res.headers.get('x-total-count')).toBe(String(matching(stored, 'smith').length));
+      const next = new URL(links(res.headers.get('link')).next!, 'http://x');
+      expect(next.pathname).toBe('/users');
+      expect(Object.fromEntries(next.searchParams)).toEqual({ q: 'smith', sort: 'email', limit: '2', cursor: expect.stringMatching(/^[A-Za-z0-9_-]+$/) });
+    });
+
+    test.each([
+      ['/users?limit=0', '/limit'],
+      ['/users?limit=1001', '/limit'],
+      ['/users?limit=two', '/limit'],
+      ['/users?sort=name', '/sort'],
+      ['/users?sort=email,', '/sort'],
+      ['/users?q=', '/q'],
+      [`/users?q=${'x'.repeat(101)}`, '/q'],
+      ['/users?q=%07', '/q'],
+      ['/users?email=', '/email'],
+      ['/users?limit=2&cursor=not!base64', '/cursor'],
+      ['/users?limit=2&cursor=e30', '/cursor'],
+      [`/users?limit=2&cursor=${Buffer.from('[1,"id","a",["x"]]').toString('base64url')}`, '/cursor'],
+      [`/users?limit=2&cursor=${Buffer.from('[1,"email","a",["x",1]]').toString('base64url')}`, '/cursor'],
+      [`/users?limit=2&cursor=${Buffer.from('[1,"id","z",[1]]').toString('base64url')}`, '/cursor'],
+      [`/users?limit=2&cursor=${Buffer.from('[2,"id","a",[1]]').toString('base64url')}`, '/cursor'],
+      [`/users?cursor=${Buffer.from('[1,"id","a",[1]]').toString('base64url')}`, '/cursor'],
+    ])('%s is a 400 that names %s', async (path, parameter) => {
+      const res = await sut.api.get(path);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ type: 'urn:user-records:problem:invalid-parameter', errors: [expect.objectContaining({ path: parameter })] });
+    });
+
+    test('a cursor made for one sort is refused with another', async () => {
+      const first = await sut.api.get('/users?limit=2&sort=email');
+      const next = new URL(links(first.headers.get('link')).next!, 'http://x');
+      const cursor = next.searchParams.get('cursor')!;
+      const other = await sut.api.get(`/users?limit=2&sort=-email&cursor=${cursor}`);
+      expect(other.status).toBe(400);
+      expect(other.body.detail).toMatch(/another sort/);
+      // Without sort, the cursor's own order is used.
+      const same = await sut.api.get(`/users?limit=2&cursor=${cursor}`);
+      expect(same.body.map((user: Stored) => user.id)).toEqual(ids(sortedBy(stored, [['email', false]]).slice(2, 4)));
+    });
+
+    test('a user deleted or created between pages makes no page repeat or skip anyone', async () => {
+      const extra = (await sut.api.post('/users', { firstName: 'Temp', lastName: 'Orary', email: 'temp@example.com' })).body as Stored;
+      const first = await sut.api.get('/users?limit=5');
+      const seen: number[] = first.body.map((user: Stored) => user.id);
+      // Delete one already read and one not yet read, and create one after the end.
+      await sut.api.delete(`/users/${seen[1]}`);
+      await sut.api.delete(`/users/${extra.id}`);
+      const late = (await sut.api.post('/users', { firstName: 'Late', lastName: 'Comer', email: 'late@example.com' })).body as Stored;
+      const rest = await walkShapeB(sut.api, links(first.headers.get('link')).next!);
+      expect(rest.filter((id) => seen.includes(id))).toEqual([]);
+      const expected = ids(stored).filter((id) => !seen.includes(id)).concat(late.id);
+      expect(rest).toEqual(expected);
+      // Put the store back as the other tests expect it.
+      await sut.api.delete(`/users/${late.id}`);
+      const deleted = stored.find((user) => user.id === seen[1])!;
+      stored = stored.filter((user) => user !== deleted).concat((await sut.api.post('/users', { firstName: deleted.firstName, lastName: deleted.lastName, email: deleted.email })).body);
+    });
+  });
+
+  describe('shape A: Link first, prev, next, last', () => {
+    const pageOf = async (path: string) => {
+      const res = await sut.api.get(path);
+      expect(res.status).toBe(200);
+      return { body: res.body, links: links(res.headers.get('link')) };
+    };
+
+    test('next from page 1 to the end, and prev from last back to page 1, read the list by number', async () => {
+      const query = 'per_page=3&sort=-last_name,first_name&q=e';
+      const expected = ids(sortedBy(matching(stored, 'e'), [['lastName', true], ['firstName', false]]));
+      const byNumber: number[][] = [];
+      const pages = Math.ceil(expected.length / 3);
+      for (let page = 1; page <= pages; page++) byNumber.push((await pageOf(`/api/users?page=${page}&${query}`)).body.data.map((user: Stored) => user.id));
+      expect(byNumber.flat()).toEqual(expected);
+
+      const forwards: number[][] = [];
+      let current = await pageOf(`/api/users?${query}`);
+      expect(current.links.prev).toBeUndefined();
+      for (;;) {
+        forwards.push(current.body.data.map((user: Stored) => user.id));
+        expect(current.body).toMatchObject({ page: forwards.length, per_page: 3, total: expected.length, total_pages: pages });
+        if (!current.links.next) break;
+        current = await pageOf(current.links.next);
+      }
+      expect(forwards).toEqual(byNumber);
+
+      const backwards: number[][] = [];
+      current = await pageOf(current.links.last!);
+      for (;;) {
+        backwards.unshift(current.body.data.map((user: Stored) => user.id));
+        if (!current.links.prev) break;
+        current = await pageOf(current.links.prev);
+      }
+      expect(backwards).toEqual(byNumber);
+    });
+
+    test('first and last are always there; prev and next only where those pages exist', async () => {
+      const only = await pageOf('/api/users?per_page=100');
+      expect(Object.keys(only.links).sort()).toEqual(['first', 'last']);
+      expect(only.links.first).toBe('/api/users?page=1&per_page=100');
+      expect(only.links.last).toBe(only.links.first);
+      const none = await pageOf('/api/users?q=nobody-has-this');
+      expect(none.body).toMatchObject({ total: 0, total_pages: 0, data: [] });
+      expect(Object.keys(none.links).sort()).toEqual(['first', 'last']);
+      const middle = await pageOf('/api/users?page=2&per_page=2');
+      expect(Object.keys(middle.links).sort()).toEqual(['first', 'last', 'next', 'prev']);
+      // From page 2, prev is page 1 itself.
+      expect(middle.links.prev).toBe('/api/users?page=1&per_page=2');
+      const last = await pageOf(middle.links.last!);
+      expect(last.body.page).toBe(Math.ceil(stored.length / 2));
+      expect(last.body.data.map((user: Stored) => user.id)).toEqual(ids(stored).slice((last.body.page - 1) * 2));
+      expect(last.links.next).toBeUndefined();
+    });
+
+    test('a page past the last one is empty and links back into the list', async () => {
+      const past = await pageOf('/api/users?page=50&per_page=5');
+      expect(past.body.data).toEqual([]);
+      expect(past.links.next).toBeUndefined();
+      expect(past.links.prev).toBe(`/api/users?page=${Math.ceil(stored.length / 5)}&per_page=5`);
+    });
+  });
+});
+
+describeEachDialect((dialect: Dialect) => {
+  test('a store from before the sort keys has them filled in for every user when it is migrated', async () => {
+    const first = await startTestServer({ dialect, env: { SEED_DEMO_DATA: 'true' } });
+    try {
+      await withoutSortKeys(first.database.db);
+      // Users stored while there were no keys: more than one batch of the migration.
+      const earlier = Array.from({ length: 1203 }, (_, i) => ({ firstName: `Earlier${i}`, lastName: i % 2 ? 'ÖDD' : 'Even', email: `Earlier${i}@Example.com` }));
+      await insertWithoutKeys(first.database.db, earlier);
+      await first.stop();
+      const again = await startTestServer({ dialect, store: first.store });
+      try {
+        const api = httpClient(again.url);
+        expect((await api.get('/users?q=ödd')).headers.get('x-total-count')).toBe('601');
+        expect((await api.get('/users?email=earlier1202@example.com')).body).toHaveLength(1);
+        const sorted = await api.get('/users?sort=-email&limit=1');
+        expect(sorted.body[0].email).toBe('tobias.wren@example.com');
+        // A user created now sorts among them by the same keys.
+        await api.post('/users', { firstName: 'Now', lastName: 'Ödd', email: 'now@example.com' });
+        expect((await api.get('/users?q=Ödd')).headers.get('x-total-count')).toBe('602');
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await first.cleanup();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,22 @@
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../../server/db/tables.js';
+
+// Stores as earlier releases left them, made from a current one, to test that migrations bring them up to date.
+
+/** Takes a store back to before migration 2026-11-24-01: no folded key columns, no indexes on them. */
+export async function withoutSortKeys(db: Kysely<Tables>): Promise<void> {
+  for (const key of ['first_name_key', 'last_name_key', 'email_key']) {
+    await sql.raw(`drop index users_${key}_id`).execute(db);
+    await sql.raw(`alter table users drop column ${key}`).execute(db);
+  }
+  await sql`delete from kysely_migration where name = '2026-11-24-01-add-user-sort-keys'`.execute(db);
+}
+
+/** Stores users as a release before the folded keys did: names, address and timestamps only. */
+export async function insertWithoutKeys(db: Kysely<Tables>, users: ReadonlyArray<{ firstName: string; lastName: string; email: string }>): Promise<void> {
+  const now = new Date().toISOString();
+  for (let i = 0; i < users.length; i += 300) {
+    const rows = users.slice(i, i + 300).map((u) => sql`(${u.firstName}, ${u.lastName}, ${u.email}, ${now}, ${now})`);
+    await sql`insert into users (first_name, last_name, email, created_at, updated_at) values ${sql.join(rows)}`.execute(db);
+  }
+}
