@@ -52,6 +52,13 @@ async function service(kind) {
         measure(target, server, 'PUT a user (shape B)', size, '/users/2', { method: 'PUT', body: shapeBBody });
       }
       measure(target, server, 'GET full list (shape B)', size, '/users', size >= 100_000 ? { connections: 10 } : {});
+      // The list vocabulary: a page by cursor from the middle of the store, sorted, by address, and a search
+      // that matches few users (it examines all of them: the slowest legal list).
+      const middle = Buffer.from(JSON.stringify([1, 'id', 'a', [Math.floor(size / 2)]])).toString('base64url');
+      measure(target, server, 'GET cursor page of 12 (B)', size, `/users?limit=12&cursor=${middle}`);
+      measure(target, server, 'GET sorted page of 12 (B)', size, '/users?sort=-lastName&limit=12');
+      measure(target, server, 'GET by email (B)', size, '/users?email=USER5@example.com');
+      measure(target, server, 'GET search page of 12 (B)', size, '/users?q=mira99&limit=12', size >= 100_000 ? { connections: 10 } : {});
       measure(target, server, 'POST a user (shape B)', size, '/users', { method: 'POST', body: shapeBBody });
     } finally {
       await server.stop();
@@ -102,6 +109,9 @@ async function jsonServer() {
         measure('json-server 1.0.0-beta.15', server, 'PATCH a user (shape B)', size, '/users/2', { method: 'PATCH', body: { lastName: 'Patched' } });
       }
       measure('json-server 1.0.0-beta.15', server, 'GET full list (shape B)', size, '/users', size >= 100_000 ? { connections: 10 } : {});
+      // json-server has no cursor and no search; it sorts with _sort and filters by equality.
+      measure('json-server 1.0.0-beta.15', server, 'GET sorted page of 12 (B)', size, '/users?_sort=-lastName&_page=1&_per_page=12');
+      measure('json-server 1.0.0-beta.15', server, 'GET by email (B)', size, '/users?email=user5@example.com');
       measure('json-server 1.0.0-beta.15', server, 'POST a user (shape B)', size, '/users', { method: 'POST', body: shapeBBody });
     } finally {
       await server.stop();
