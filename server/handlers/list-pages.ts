@@ -6,8 +6,8 @@ import { BY_ID, orderOf, orderText, type ListPosition, type OrderKeys, type Sort
 
 /** The version of the cursor's layout, its first element. */
 const LAYOUT = 1;
-/** Every field an order may name, by its own name: a cursor speaks neither wire shape. */
-const FIELDS: Readonly<Record<string, SortField>> = { id: 'id', email: 'email', firstName: 'firstName', lastName: 'lastName' };
+/** Every field an order may name, by its own name: how a cursor names them, and shape B's names too. */
+export const FIELDS: Readonly<Record<string, SortField>> = { id: 'id', email: 'email', firstName: 'firstName', lastName: 'lastName' };
 /** Longest folded name or address a key may hold: the contract's 254, folded (which may lengthen it). */
 const MAX_KEY_LENGTH = 1024;
 

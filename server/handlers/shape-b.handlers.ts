@@ -1,15 +1,12 @@
 import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { User } from '../domain/user.js';
 import { InvalidParameterError } from '../domain/errors.js';
-import { keysOf, type SortField } from '../domain/user-query.js';
+import { keysOf } from '../domain/user-query.js';
 import type { HandlerDeps } from './handler-deps.js';
-import { encodeCursor, linkHeader, listLink, moreAfter, readListQuery } from './list-pages.js';
+import { encodeCursor, FIELDS, linkHeader, listLink, moreAfter, readListQuery } from './list-pages.js';
 import { createUserOnce } from './idempotent-create.js';
 import { etagOf, holdsCurrent, versionCondition } from './preconditions.js';
 import { fromLocalUserInput, fromLocalUserPatch, toLocalUser } from './shape-b.mapper.js';
-
-/** Shape B's names of the fields a list sorts by. */
-const LOCAL_SORT_FIELDS: Readonly<Record<string, SortField>> = { id: 'id', email: 'email', firstName: 'firstName', lastName: 'lastName' };
 
 type ShapeBHandlers = Pick<UserRecordsHandlers, 'listUsers' | 'getUser' | 'createUser' | 'replaceUser' | 'patchUser' | 'deleteUser'>;
 
@@ -21,7 +18,7 @@ async function* mapUsers<T>(users: AsyncIterable<User>, map: (user: User) => T):
 export function createShapeBHandlers({ users, basePath }: HandlerDeps): ShapeBHandlers {
   return {
     async listUsers({ query }) {
-      const { filter, order, position } = readListQuery(query, LOCAL_SORT_FIELDS);
+      const { filter, order, position } = readListQuery(query, FIELDS);
       if (query.limit === undefined) {
         if (position !== undefined) throw new InvalidParameterError('cursor', 'needs limit: a cursor continues a list read a page at a time');
         const total = await users.count(filter);
