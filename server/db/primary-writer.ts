@@ -18,7 +18,7 @@ import type { Logger } from '../logger.js';
 export const WRITES = ['create', 'replace', 'patch', 'delete', 'claimKey', 'takeOverKey', 'createWithKey', 'releaseKey', 'deleteExpiredKeys', 'ping'] as const;
 export type WriteName = (typeof WRITES)[number];
 /** Every operation but these reads goes to the writer: a write added to the repository and not to WRITES does not compile. */
-type Reads = 'findById' | 'stream' | 'count' | 'listSlice' | 'listAt' | 'listFrom';
+type Reads = 'findById' | 'list' | 'count' | 'listSlice' | 'listAt' | 'listFrom';
 const everyWriteRouted: [Exclude<keyof UserRepository, Reads>] extends [WriteName] ? true : never = true;
 void everyWriteRouted;
 

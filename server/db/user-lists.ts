@@ -1,7 +1,8 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { SearchesBusyError } from '../domain/errors.js';
 import { nextTurn } from '../domain/next-turn.js';
-import { foldCase, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
+import { foldCase, keysOf, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
+import type { ListedUser } from '../domain/user.js';
 import type { Tables, UserRow } from './tables.js';
 
 // Lists that filter, sort and page by key. Every statement is bounded however large the store: a statement
@@ -52,6 +53,13 @@ function createTurnstile(perTurn: number, maxWaiting: number) {
 
 /** The column each field sorts by: the folded copy of text, so that case does not change the order. */
 const COLUMN = { id: 'id', email: 'email_key', firstName: 'first_name_key', lastName: 'last_name_key' } as const satisfies Record<SortField, keyof UserRow>;
+
+/** The columns a list reads: what it shows, and nothing else (each column read costs time on every row). */
+export const LISTED_COLUMNS = ['id', 'first_name', 'last_name', 'email'] as const;
+export type ListedRow = Pick<UserRow, (typeof LISTED_COLUMNS)[number]>;
+
+/** Maps a row of a list to the user it shows. */
+export const toListedUser = (row: ListedRow): ListedUser => ({ id: row.id, firstName: row.first_name, lastName: row.last_name, email: row.email });
 
 type Users = ExpressionBuilder<Tables, 'users'>;
 type UserSelect<O> = SelectQueryBuilder<Tables, 'users', O>;
@@ -112,24 +120,24 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
    * search found nothing among the users it examined). Without a search a statement reads `batch` matches;
    * with one it examines SEARCH_SCAN_ROWS users in order and keeps those that match.
    */
-  async function* walk(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, batch: number): AsyncGenerator<UserRow[]> {
+  async function* walk(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, batch: number): AsyncGenerator<ListedUser[]> {
     const backwards = position !== undefined && 'before' in position;
     let from: OrderKeys | undefined = position === undefined ? undefined : 'after' in position ? position.after : position.before === 'end' ? undefined : position.before;
     for (let first = true; ; first = false) {
       if (filter.search === undefined) {
         if (!first) await nextTurn();
-        const rows = await guard(() => candidates(filter, order, from, backwards).selectAll().limit(batch).execute());
-        yield rows;
-        if (rows.length < batch) return;
-        from = keysOfRow(rows[rows.length - 1]!, order);
+        const users = (await guard(() => candidates(filter, order, from, backwards).select(LISTED_COLUMNS).limit(batch).execute())).map(toListedUser);
+        yield users;
+        if (users.length < batch) return;
+        from = keysOf(users[users.length - 1]!, order);
       } else {
         await searchTurn(first);
         const search = filter.search;
         const examined = candidates(filter, order, from, backwards).selectAll().limit(SEARCH_SCAN_ROWS).as('examined');
         const matches = await guard(() =>
-          sorted(db.selectFrom(examined).selectAll().where((eb) => searching(eb as unknown as Users, search)) as unknown as UserSelect<UserRow>, order, backwards).execute(),
+          sorted(db.selectFrom(examined).select(LISTED_COLUMNS).where((eb) => searching(eb as unknown as Users, search)) as unknown as UserSelect<ListedRow>, order, backwards).execute(),
         );
-        yield matches;
+        yield matches.map(toListedUser);
         const last = await guard(() =>
           candidates(filter, order, from, backwards).select(['id', 'email_key', 'first_name_key', 'last_name_key']).offset(SEARCH_SCAN_ROWS - 1).limit(1).executeTakeFirst(),
         );
@@ -140,8 +148,8 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
   }
 
   /** Up to `limit` matching rows from a position (in the order, even when read backwards). */
-  async function take(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number, skip = 0): Promise<UserRow[]> {
-    const rows: UserRow[] = [];
+  async function take(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number, skip = 0): Promise<ListedUser[]> {
+    const rows: ListedUser[] = [];
     let skipped = 0;
     for await (const batch of walk(filter, order, position, limit + skip)) {
       for (const row of batch) {
@@ -158,9 +166,11 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     /** Up to `limit` users that match, from a position (or the start). */
     listFrom: (filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number) => take(filter, order, position, limit),
     /** Up to `limit` users that match, after skipping `offset` of them: a page picked by number. */
-    listAt(filter: UserFilter, order: UserOrder, offset: number, limit: number): Promise<UserRow[]> {
+    async listAt(filter: UserFilter, order: UserOrder, offset: number, limit: number): Promise<ListedUser[]> {
       // Without a search the store skips rows itself, along an index; a search has to examine each user.
-      if (filter.search === undefined) return guard(() => candidates(filter, order, undefined, false).selectAll().limit(limit).offset(offset).execute());
+      if (filter.search === undefined) {
+        return (await guard(() => candidates(filter, order, undefined, false).select(LISTED_COLUMNS).limit(limit).offset(offset).execute())).map(toListedUser);
+      }
       return take(filter, order, undefined, limit, offset);
     },
     /** How many users match a filter that is not empty. */

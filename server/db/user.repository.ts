@@ -1,13 +1,13 @@
 import { sql, type Compilable, type Insertable, type Kysely } from 'kysely';
-import { byIdOnly, foldCase, unfiltered } from '../domain/user-query.js';
+import { byIdOnly, foldCase, unfiltered, type UserFilter } from '../domain/user-query.js';
 import type { ChangeResult, UserRepository, VersionCondition } from '../domain/user-repository.js';
 import { nextTurn } from '../domain/next-turn.js';
-import type { User, UserFields } from '../domain/user.js';
+import type { ListedUser, User, UserFields } from '../domain/user.js';
 import type { Database } from './database.js';
 import { createIdempotencyKeyQueries } from './idempotency-key.queries.js';
 import { createStoreGuard } from './store-guard.js';
 import type { Tables, UserRow, UsersTable } from './tables.js';
-import { createUserLists } from './user-lists.js';
+import { createUserLists, LISTED_COLUMNS, toListedUser, type ListedRow } from './user-lists.js';
 
 /** Maps a stored row to the domain record: the one place that knows the column names. */
 export function toUser(row: UserRow): User {
@@ -44,6 +44,11 @@ function compiledOnce<Row>(query: Compilable<Row>) {
   return async (db: Kysely<Tables>, ...parameters: unknown[]): Promise<Row[]> => (await db.executeQuery<Row>({ ...compiled, parameters })).rows;
 }
 
+/** The items of batches, one at a time. */
+async function* eachOf<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
+  for await (const batch of batches) yield* batch;
+}
+
 /** Explains why a conditional change touched no row: the user is gone, or has another version. */
 async function whyUnchanged(db: Kysely<Tables>, id: number): Promise<ChangeResult<never>> {
   const row = await db.selectFrom('users').select('version').where('id', '=', id).executeTakeFirst();
@@ -56,11 +61,14 @@ export function createUserRepository(database: Database): UserRepository {
   const { guard, writing, ready } = createStoreGuard(database);
   const users = () => db.selectFrom('users').selectAll();
   const selectById = compiledOnce(users().where('id', '=', 0));
-  const selectSlice = compiledOnce(users().where('id', '>', 0).orderBy('id').limit(0));
+  const listed = () => db.selectFrom('users').select(LISTED_COLUMNS);
+  const selectSlice = compiledOnce(listed().where('id', '>', 0).orderBy('id').limit(0));
   // The number of users, kept by triggers in the transaction of every insert and delete (see the migration
   // 2026-11-23-04-count-users): 16 rows to add, however many users there are.
   const total = () => db.selectFrom('user_count').select((eb) => eb.fn.sum<number | string>('n').as('n'));
-  const selectPage = compiledOnce(users().select(() => total().as('total')).orderBy('id').limit(0).offset(0));
+  const selectTotal = compiledOnce(total());
+  const countAll = async () => Number((await selectTotal(db))[0]!.n);
+  const selectPage = compiledOnce(listed().select(() => total().as('total')).orderBy('id').limit(0).offset(0));
   /** Sets a user's fields and bumps its version; `version + 1` is written out so that it binds no parameter. */
   const updateUser = (into: Kysely<Tables>, fields: Partial<UserFields>, now: string, id: number) =>
     into
@@ -77,6 +85,29 @@ export function createUserRepository(database: Database): UserRepository {
     return toUser(row!);
   }
   const lists = createUserLists(db, guard);
+  const count = (filter: UserFilter = {}) => (unfiltered(filter) ? guard(countAll) : lists.countMatching(filter));
+
+  /**
+   * The users of a first slice in id order and then of the slices after it: keyset slices on the primary key.
+   * Each query is short, so no connection or lock is held while a slow client reads, and memory holds one
+   * slice at a time.
+   */
+  async function* slicesFrom(first: ListedRow[], sliceSize: number): AsyncGenerator<ListedUser> {
+    for (let rows = first; ; ) {
+      const more = rows.length === sliceSize;
+      const after = more ? rows[rows.length - 1]!.id : 0;
+      // Each row is let go as soon as it is handed on. A slice waits for a slow reader across many garbage
+      // collections, and the rows it still held were promoted to the old generation: with 10 readers of
+      // 100,000 users on PostgreSQL, peak RSS fell from 192 to under 150 MiB and throughput rose 40%.
+      rows.reverse();
+      for (let row = rows.pop(); row !== undefined; row = rows.pop()) yield toListedUser(row);
+      if (!more) return;
+      // better-sqlite3 answers synchronously, so a list of 1M users never gave the event loop back: one
+      // list stalled every other request for 4.5 s. Each slice now waits for a turn of its own.
+      await nextTurn();
+      rows = await guard(() => selectSlice(db, after, sliceSize));
+    }
+  }
   const versions = (condition: VersionCondition) => (condition === 'any' ? [] : condition);
 
   return {
@@ -87,46 +118,32 @@ export function createUserRepository(database: Database): UserRepository {
         const [row] = await selectById(db, id);
         return row && toUser(row);
       }),
-    async *stream(filter, order, sliceSize) {
+    async list(filter, order, sliceSize) {
       if (!unfiltered(filter) || !byIdOnly(order)) {
-        for await (const rows of lists.walk(filter, order, undefined, sliceSize)) yield* rows.map(toUser);
-        return;
+        const total = await count(filter);
+        return { total, users: eachOf(lists.walk(filter, order, undefined, sliceSize)) };
       }
-      // Keyset slices on the primary key: each query is short, so no connection or lock is held while a
-      // slow client reads, and memory holds one slice at a time.
-      let after = 0;
-      for (;;) {
-        const rows = await guard(() => selectSlice(db, after, sliceSize));
-        const more = rows.length === sliceSize;
-        if (more) after = rows[rows.length - 1]!.id;
-        // Each row is let go as soon as it is handed on. A slice waits for a slow reader across many garbage
-        // collections, and the rows it still held were promoted to the old generation: with 10 readers of
-        // 100,000 users on PostgreSQL, peak RSS fell from 192 to under 150 MiB and throughput rose 40%.
-        rows.reverse();
-        for (let row = rows.pop(); row !== undefined; row = rows.pop()) yield toUser(row);
-        if (!more) return;
-        // better-sqlite3 answers synchronously, so a list of 1M users never gave the event loop back: one
-        // list stalled every other request for 4.5 s. Each slice now waits for a turn of its own.
-        await nextTurn();
-      }
+      // The whole collection: its first slice and its size come from one statement (one snapshot, and one
+      // statement fewer for a list that fits in a slice, the common case).
+      const first = await guard(() => selectPage(db, sliceSize, 0));
+      const total = first.length > 0 ? Number(first[0]!.total) : await guard(countAll);
+      return { total, users: slicesFrom(first, sliceSize) };
     },
-    count: (filter = {}) =>
-      unfiltered(filter)
-        ? guard(async () => {
-            const { n } = await total().executeTakeFirstOrThrow();
-            return Number(n);
-          })
-        : lists.countMatching(filter),
-    listAt: async (filter, order, offset, limit) => (await lists.listAt(filter, order, offset, limit)).map(toUser),
-    listFrom: async (filter, order, position, limit) => (await lists.listFrom(filter, order, position, limit)).map(toUser),
+    count,
+    listAt: lists.listAt,
+    // Forwards through the whole collection by id (a shape B `limit`, a `next` link): compiled once.
+    listFrom: (filter, order, position, limit) =>
+      unfiltered(filter) && byIdOnly(order) && (position === undefined || 'after' in position)
+        ? guard(async () => (await selectSlice(db, position === undefined ? 0 : position.after[0], limit)).map(toListedUser))
+        : lists.listFrom(filter, order, position, limit),
     listSlice: (offset, limit) =>
       guard(async () => {
         // The page and the size of the collection in one statement, so both come from one snapshot without a
         // transaction (which on SQLite would take the write lock: BEGIN IMMEDIATE, see database.ts).
         const rows = await selectPage(db, limit, offset);
-        if (rows.length > 0) return { users: rows.map(toUser), total: Number(rows[0]!.total) };
+        if (rows.length > 0) return { users: rows.map(toListedUser), total: Number(rows[0]!.total) };
         // A page past the end has no row to carry the count.
-        return { users: [], total: Number((await total().executeTakeFirstOrThrow()).n) };
+        return { users: [], total: await countAll() };
       }),
     replace: (id, fields, now, condition) =>
       writing(async (trx) => {

@@ -1,4 +1,4 @@
-import type { User } from './user.js';
+import type { ListedUser } from './user.js';
 
 // What a list asks for, independent of either wire shape: which users (a filter), in which order (a sort),
 // and from where (a position in that order).
@@ -67,7 +67,7 @@ export function orderOf(sort: string | undefined, fields: Readonly<Record<string
 export const orderText = (order: UserOrder): string => order.map((key) => `${key.descending ? '-' : ''}${key.field}`).join(',');
 
 /** The keys of a user in an order. */
-export function keysOf(user: User, order: UserOrder): OrderKeys {
+export function keysOf(user: ListedUser, order: UserOrder): OrderKeys {
   return order.map(({ field }) => (field === 'id' ? user.id : foldCase(user[field])));
 }
 

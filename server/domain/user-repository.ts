@@ -1,5 +1,5 @@
 import type { ListPosition, UserFilter, UserOrder } from './user-query.js';
-import type { User, UserFields } from './user.js';
+import type { ListedUser, User, UserFields, UserList } from './user.js';
 
 /** Versions a change may apply to: any version, or one of those listed (an empty list matches none). */
 export type VersionCondition = 'any' | readonly number[];
@@ -38,17 +38,18 @@ export interface UserRepository {
   findById(id: number): Promise<User | undefined>;
   /**
    * Every user that matches, in the order, read in slices so that no more than one slice is held at a time
-   * and no statement examines more than a few thousand users.
+   * and no statement examines more than a few thousand users; with how many match, counted before the users
+   * are read (in the statement of the first slice, where it can be).
    */
-  stream(filter: UserFilter, order: UserOrder, sliceSize: number): AsyncIterable<User>;
+  list(filter: UserFilter, order: UserOrder, sliceSize: number): Promise<UserList>;
   /** How many users match (without a filter: a count the store keeps, not a scan). */
   count(filter?: UserFilter): Promise<number>;
   /** Users in id order after skipping `offset`, at most `limit` of them, and the size of the collection. */
-  listSlice(offset: number, limit: number): Promise<{ users: User[]; total: number }>;
+  listSlice(offset: number, limit: number): Promise<{ users: ListedUser[]; total: number }>;
   /** Users that match, in the order, after skipping `offset` of them: at most `limit`. */
-  listAt(filter: UserFilter, order: UserOrder, offset: number, limit: number): Promise<User[]>;
+  listAt(filter: UserFilter, order: UserOrder, offset: number, limit: number): Promise<ListedUser[]>;
   /** Users that match, in the order, from a position: at most `limit`, in the order even when read backwards. */
-  listFrom(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number): Promise<User[]>;
+  listFrom(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number): Promise<ListedUser[]>;
   /** Replaces the fields and bumps the version, if the version meets the condition. */
   replace(id: number, fields: UserFields, now: string, condition: VersionCondition): Promise<ChangeResult<User>>;
   /** Sets the fields given and keeps the others (a merge patch), and bumps the version, if the version meets the condition. */

@@ -8,7 +8,7 @@ import {
 import { nextTurn } from './next-turn.js';
 import type { ChangeResult, KeyClaim, UserRepository, VersionCondition } from './user-repository.js';
 import { byIdOnly, unfiltered, type ListPosition, type UserFilter, type UserOrder } from './user-query.js';
-import type { User, UserFields, UserPage } from './user.js';
+import type { ListedUser, User, UserFields, UserList, UserPage } from './user.js';
 
 /** How long a create may hold its idempotency key before a retry may take it over, unless configured. */
 export const IDEMPOTENCY_LOCK_MS = 30_000;
@@ -37,8 +37,8 @@ export interface UserService {
   /** Creates at most once per key; a retry gets the first response again (`replayed`). */
   createOnce<R>(fields: UserFields, request: IdempotentRequest, render: (user: User) => R): Promise<{ outcome: R; replayed: boolean }>;
   get(id: number): Promise<User>;
-  /** Every user that matches, in the order, without holding the whole list in memory. */
-  stream(filter: UserFilter, order: UserOrder): AsyncIterable<User>;
+  /** Every user that matches, in the order, without holding the whole list in memory; and how many match. */
+  list(filter: UserFilter, order: UserOrder): Promise<UserList>;
   /** How many users match (all users without a filter). */
   count(filter?: UserFilter): Promise<number>;
   /** A page picked by number (from 1), of the users that match, in the order. */
@@ -47,7 +47,7 @@ export interface UserService {
    * At most `limit` users that match, in the order, from a position (or the start); `more` says whether
    * others follow in the direction read (before the first user, when reading backwards).
    */
-  listFrom(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number): Promise<{ users: readonly User[]; more: boolean }>;
+  listFrom(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number): Promise<{ users: readonly ListedUser[]; more: boolean }>;
   replace(id: number, fields: UserFields, condition?: VersionCondition): Promise<User>;
   /** Replaces the fields given and keeps the others (a merge patch), if the version meets the condition. */
   patch(id: number, changes: Partial<UserFields>, condition?: VersionCondition): Promise<User>;
@@ -128,7 +128,7 @@ export function createUserService(repository: UserRepository, options: UserServi
       if (!user) throw new UserNotFoundError(id);
       return user;
     },
-    stream: (filter, order) => repository.stream(filter, order, STREAM_SLICE_SIZE),
+    list: (filter, order) => repository.list(filter, order, STREAM_SLICE_SIZE),
     count: (filter) => repository.count(filter),
     async listPage(filter, order, page, perPage) {
       // One more than the page holds says whether another follows. The common page (all users, by id) comes

@@ -15,9 +15,22 @@ export interface User {
 /** The fields a client may set: everything else belongs to the store. */
 export type UserFields = Pick<User, 'firstName' | 'lastName' | 'email'>;
 
+/**
+ * A user as a list shows one: its id and fields, without timestamps or version. Lists read only these
+ * columns: each column of a row read costs time, and a list of 12 spent most of its store time on columns
+ * it never showed.
+ */
+export type ListedUser = Pick<User, 'id'> & UserFields;
+
+/** A whole list: how many users it holds, and the users, read as they are sent. */
+export interface UserList {
+  readonly total: number;
+  readonly users: AsyncIterable<ListedUser>;
+}
+
 /** One page of a list, with how many users the list holds in all. */
 export interface UserPage {
-  readonly users: readonly User[];
+  readonly users: readonly ListedUser[];
   /** Whether users follow this page. */
   readonly more: boolean;
   readonly page: number;

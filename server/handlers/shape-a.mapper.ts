@@ -1,10 +1,10 @@
 import type { components } from '../../generated/api.js';
-import { fullNameOf, splitFullName, type User, type UserFields, type UserPage } from '../domain/user.js';
+import { fullNameOf, splitFullName, type ListedUser, type User, type UserFields, type UserPage } from '../domain/user.js';
 
 type Schemas = components['schemas'];
 
 /** A user in shape A, as GET shows it. */
-export const toDemoUser = (user: User): Schemas['DemoUser'] => ({
+export const toDemoUser = (user: ListedUser): Schemas['DemoUser'] => ({
   id: user.id,
   email: user.email,
   first_name: user.firstName,

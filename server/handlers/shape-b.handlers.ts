@@ -1,5 +1,5 @@
 import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
-import type { User } from '../domain/user.js';
+import type { ListedUser } from '../domain/user.js';
 import { InvalidParameterError } from '../domain/errors.js';
 import { keysOf } from '../domain/user-query.js';
 import type { HandlerDeps } from './handler-deps.js';
@@ -10,7 +10,7 @@ import { fromLocalUserInput, fromLocalUserPatch, toLocalUser } from './shape-b.m
 
 type ShapeBHandlers = Pick<UserRecordsHandlers, 'listUsers' | 'getUser' | 'createUser' | 'replaceUser' | 'patchUser' | 'deleteUser'>;
 
-async function* mapUsers<T>(users: AsyncIterable<User>, map: (user: User) => T): AsyncIterable<T> {
+async function* mapUsers<T>(users: AsyncIterable<ListedUser>, map: (user: ListedUser) => T): AsyncIterable<T> {
   for await (const user of users) yield map(user);
 }
 
@@ -21,8 +21,8 @@ export function createShapeBHandlers({ users, basePath }: HandlerDeps): ShapeBHa
       const { filter, order, position } = readListQuery(query, FIELDS);
       if (query.limit === undefined) {
         if (position !== undefined) throw new InvalidParameterError('cursor', 'needs limit: a cursor continues a list read a page at a time');
-        const total = await users.count(filter);
-        return { status: 200, body: mapUsers(users.stream(filter, order), toLocalUser), headers: { 'X-Total-Count': String(total) } };
+        const list = await users.list(filter, order);
+        return { status: 200, body: mapUsers(list.users, toLocalUser), headers: { 'X-Total-Count': String(list.total) } };
       }
       const found = await users.listFrom(filter, order, position, query.limit);
       const total = await users.count(filter);

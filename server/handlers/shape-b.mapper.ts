@@ -1,10 +1,10 @@
 import type { components } from '../../generated/api.js';
-import type { User, UserFields } from '../domain/user.js';
+import type { ListedUser, UserFields } from '../domain/user.js';
 
 type Schemas = components['schemas'];
 
 /** A user in shape B. */
-export const toLocalUser = (user: User): Schemas['User'] => ({
+export const toLocalUser = (user: ListedUser): Schemas['User'] => ({
   id: user.id,
   firstName: user.firstName,
   lastName: user.lastName,
