@@ -64,6 +64,8 @@ export interface Config {
   readonly authThrottle: { readonly maxFailures: number; readonly windowMs: number };
   /** Password-hash checks running at once, and waiting for a turn, before further ones are refused (503). */
   readonly hashChecks: { readonly concurrency: number; readonly queue: number };
+  /** Searches (`q`) that may wait for their turn to run a statement; one more is refused (503 searches-busy). */
+  readonly searchQueue: number;
   /** Creates, replaces and deletes allowed per client per minute; 0 disables the limit. */
   readonly writesPerMinute: number;
   /** Where the per-client counts are shared by every worker and instance (see http/limits/limiter-store.ts). */
@@ -173,6 +175,7 @@ export function loadConfig(env: Env): Config {
       concurrency: read('AUTH_HASH_CONCURRENCY', integerIn(1, 64), '2'),
       queue: read('AUTH_HASH_QUEUE', integerIn(0, 10_000), '32'),
     },
+    searchQueue: read('SEARCH_QUEUE', integerIn(1, 100_000), '256'),
     writesPerMinute: read('RATE_LIMIT_WRITES_PER_MINUTE', integerIn(0, 100_000_000), '600'),
     sharedLimits: {
       redisUrl: env.REDIS_URL === undefined || env.REDIS_URL === '' ? undefined : read('REDIS_URL', readRedisUrl),

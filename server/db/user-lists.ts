@@ -20,16 +20,27 @@ export const COUNT_SCAN_ROWS = 4000;
  * the number of searches.
  */
 export const SEARCHES_PER_TURN = 4;
-/** Searches that may wait for their turn; one more is refused (503, Retry-After) rather than queued without end. */
+/**
+ * Searches that may wait for their turn, unless configured (SEARCH_QUEUE); one more is refused (503,
+ * Retry-After) rather than queued without end.
+ */
 export const SEARCHES_WAITING = 256;
+
+export interface ListOptions {
+  /** Searches that may wait for their turn (SEARCHES_WAITING when not given). */
+  readonly searchQueue?: number;
+}
 
 /**
  * Lets at most `perTurn` statements run in each turn of the event loop, in the order they asked. A search asks
- * before each statement; its first may be refused when `maxWaiting` wait already (a search under way is never
- * cut off). Hand-written: p-limit and p-queue bound how many run at once or per interval of time, and a
- * search that holds a slot while a slow client reads its stream would shut every other search out.
+ * before each statement; its first may be refused when `maxWaiting` wait already, and once admitted it is
+ * never cut off. A search is its filter object: a request's page and its count share it, so a request is
+ * refused before its first statement or not at all. Hand-written: p-limit and p-queue bound how many run at
+ * once or per interval of time, and a search that holds a slot while a slow client reads its stream would
+ * shut every other search out.
  */
 function createTurnstile(perTurn: number, maxWaiting: number) {
+  const admitted = new WeakSet<UserFilter>();
   const waiting: Array<() => void> = [];
   let scheduled = false;
   const admit = () => {
@@ -42,8 +53,11 @@ function createTurnstile(perTurn: number, maxWaiting: number) {
     scheduled = true;
     setImmediate(admit);
   };
-  return (first: boolean): Promise<void> => {
-    if (first && waiting.length >= maxWaiting) return Promise.reject(new SearchesBusyError());
+  return (search: UserFilter): Promise<void> => {
+    if (!admitted.has(search)) {
+      if (waiting.length >= maxWaiting) return Promise.reject(new SearchesBusyError());
+      admitted.add(search);
+    }
     return new Promise((resolve) => {
       waiting.push(resolve);
       schedule();
@@ -102,8 +116,8 @@ const keysOfRow = (row: Pick<UserRow, 'id' | 'email_key' | 'first_name_key' | 'l
   order.map((key) => row[COLUMN[key.field]]);
 
 /** List queries over the users table; `guard` translates store outages. */
-export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promise<T>) => Promise<T>) {
-  const searchTurn = createTurnstile(SEARCHES_PER_TURN, SEARCHES_WAITING);
+export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promise<T>) => Promise<T>, options: ListOptions = {}) {
+  const searchTurn = createTurnstile(SEARCHES_PER_TURN, options.searchQueue ?? SEARCHES_WAITING);
   /** Users of the filter's address, beyond `from` in the order (read backwards if asked). */
   const candidates = (filter: UserFilter, order: UserOrder, from: OrderKeys | undefined, backwards: boolean) => {
     const query = byEmail(db.selectFrom('users'), filter);
@@ -131,7 +145,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         if (users.length < batch) return;
         from = keysOf(users[users.length - 1]!, order);
       } else {
-        await searchTurn(first);
+        await searchTurn(filter);
         const search = filter.search;
         const examined = candidates(filter, order, from, backwards).selectAll().limit(SEARCH_SCAN_ROWS).as('examined');
         const matches = await guard(() =>
@@ -181,8 +195,8 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
       }
       const search = filter.search;
       let total = 0;
-      for (let after = 0, first = true; ; first = false) {
-        await searchTurn(first);
+      for (let after = 0; ; ) {
+        await searchTurn(filter);
         const examined = byEmail(db.selectFrom('users'), filter)
           .select(['id', 'first_name_key', 'last_name_key', 'email_key'])
           .where('id', '>', after)

@@ -7,7 +7,7 @@ import type { Database } from './database.js';
 import { createIdempotencyKeyQueries } from './idempotency-key.queries.js';
 import { createStoreGuard } from './store-guard.js';
 import type { Tables, UserRow, UsersTable } from './tables.js';
-import { createUserLists, LISTED_COLUMNS, toListedUser, type ListedRow } from './user-lists.js';
+import { createUserLists, LISTED_COLUMNS, toListedUser, type ListedRow, type ListOptions } from './user-lists.js';
 
 /** Maps a stored row to the domain record: the one place that knows the column names. */
 export function toUser(row: UserRow): User {
@@ -56,7 +56,7 @@ async function whyUnchanged(db: Kysely<Tables>, id: number): Promise<ChangeResul
 }
 
 /** The user repository over Kysely; store outages surface as StoreUnavailableError. */
-export function createUserRepository(database: Database): UserRepository {
+export function createUserRepository(database: Database, options: ListOptions = {}): UserRepository {
   const { db } = database;
   const { guard, writing, ready } = createStoreGuard(database);
   const users = () => db.selectFrom('users').selectAll();
@@ -84,7 +84,7 @@ export function createUserRepository(database: Database): UserRepository {
     const [row] = await insertReturning(into, ...columnValues(fields), now, now);
     return toUser(row!);
   }
-  const lists = createUserLists(db, guard);
+  const lists = createUserLists(db, guard, options);
   const count = (filter: UserFilter = {}) => (unfiltered(filter) ? guard(countAll) : lists.countMatching(filter));
 
   /**

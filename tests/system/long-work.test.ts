@@ -1,6 +1,7 @@
 import { countKeys, seedExpiredKeys, seedUsers } from '../support/bulk-seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { STALL_BOUND_MS, startProbe, timedGet } from '../support/liveness-probe.js';
+import { counterValue } from '../support/fault-load.js';
 import { freePort } from '../support/prism.js';
 import { createTestStore, type TestStore } from '../support/test-store.js';
 
@@ -63,4 +64,42 @@ test('24 searches that examine all 250,000 users and match none leave /healthz a
   expect(searches.map((search) => search.status)).toEqual(Array(24).fill(200));
   expect(statuses.every((status) => status === 200)).toBe(true);
   expect(slowestMs).toBeLessThan(STALL_BOUND_MS);
+}, 60_000);
+
+test('searches beyond SEARCH_QUEUE waiting are refused with 503 searches-busy, logged and counted as refusals, and the rest answered', async () => {
+  // A queue of 4: the 24 searches of 250,000 users each wait for hundreds of turns, so most find it full.
+  const limited = await startServerProcess(store, { LOG_LEVEL: 'info', SEARCH_QUEUE: '4' });
+  try {
+    const probe = startProbe(`${limited.url}/healthz`);
+    // Shape A counts its matches and reads a page; shape B reads a page and then counts: one search each, so a
+    // request is refused before its first statement or answered whole, never refused half-way.
+    const paths = ['/api/users?q=nobody&per_page=10', '/users?q=nobody&limit=10'];
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, async (_, i) => {
+        const res = await fetch(`${limited.url}${paths[i % paths.length]}`);
+        return { status: res.status, retryAfter: res.headers.get('retry-after'), total: res.headers.get('x-total-count'), body: (await res.json()) as { type?: string } };
+      }),
+    );
+    const { slowestMs, statuses } = await probe.stop();
+    const refused = answers.filter((answer) => answer.status === 503);
+    const answered = answers.filter((answer) => answer.status === 200);
+    expect(refused.length + answered.length).toBe(24);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(answered.length).toBeGreaterThanOrEqual(4);
+    for (const answer of refused) {
+      expect(answer.retryAfter).toBe('1');
+      expect(answer.body.type).toBe('urn:user-records:problem:searches-busy');
+    }
+    for (const answer of answered) expect(answer.total).toBe('0');
+    // Counted as a refusal of load, not as an outage; logged as one line, not as a failure with a stack.
+    expect(await counterValue(limited.url, 'rate_limited_total')).toBe(refused.length);
+    expect(await counterValue(limited.url, 'store_unavailable_total')).toBe(0);
+    const lines = limited.output().split('\n').filter((line) => line.includes('"msg":"search refused: too many searches waiting"'));
+    expect(lines).toHaveLength(refused.length);
+    expect(limited.output()).not.toContain('"level":50');
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    expect(slowestMs).toBeLessThan(STALL_BOUND_MS);
+  } finally {
+    await limited.stop();
+  }
 }, 60_000);

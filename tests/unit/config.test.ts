@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       basicAuth: { username: 'admin', secret: { kind: 'password', password: 's3cret' } },
       authThrottle: { maxFailures: 10, windowMs: 900_000 },
       hashChecks: { concurrency: 2, queue: 32 },
+      searchQueue: 256,
       writesPerMinute: 600,
       sharedLimits: { redisUrl: undefined, keyPrefix: 'user-records', timeoutMs: 500 },
       corsOrigins: [],
@@ -146,6 +147,7 @@ describe('loadConfig', () => {
     ['BASIC_AUTH_PASSWORD', '', 'BASIC_AUTH_PASSWORD must not be empty'],
     ['TRUST_PROXY', 'yes', 'TRUST_PROXY must be a number of proxy hops from 0 to 10 (true = 1, false = 0) (got "yes")'],
     ['TRUST_PROXY', '11', 'TRUST_PROXY must be a number of proxy hops from 0 to 10 (true = 1, false = 0) (got "11")'],
+    ['SEARCH_QUEUE', '0', 'SEARCH_QUEUE must be an integer from 1 to 100000 (got "0")'],
     ['RATE_LIMIT_WRITES_PER_MINUTE', '-1', 'RATE_LIMIT_WRITES_PER_MINUTE must be an integer from 0 to 100000000 (got "-1")'],
     ['AUTH_HASH_CONCURRENCY', '0', 'AUTH_HASH_CONCURRENCY must be an integer from 1 to 64 (got "0")'],
     ['SEND_TIMEOUT_MS', '500', 'SEND_TIMEOUT_MS must be an integer from 1000 to 3600000 (got "500")'],
@@ -163,8 +165,8 @@ describe('loadConfig', () => {
   });
 
   test('reads the abuse limits; 0 disables the write limit', () => {
-    const config = loadConfig({ ...required, RATE_LIMIT_WRITES_PER_MINUTE: '0', AUTH_HASH_CONCURRENCY: '4', AUTH_HASH_QUEUE: '0' });
-    expect(config).toMatchObject({ writesPerMinute: 0, hashChecks: { concurrency: 4, queue: 0 } });
+    const config = loadConfig({ ...required, RATE_LIMIT_WRITES_PER_MINUTE: '0', AUTH_HASH_CONCURRENCY: '4', AUTH_HASH_QUEUE: '0', SEARCH_QUEUE: '8' });
+    expect(config).toMatchObject({ writesPerMinute: 0, hashChecks: { concurrency: 4, queue: 0 }, searchQueue: 8 });
   });
 
   test('tracing is on with OTEL_EXPORTER_OTLP_ENDPOINT, with OpenTelemetry\'s own variables and defaults', () => {

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { DomainError, InvalidParameterError, StoreUnavailableError, type DomainErrorKind } from '../../domain/errors.js';
+import { DomainError, InvalidParameterError, SearchesBusyError, StoreUnavailableError, type DomainErrorKind } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
 import type { FieldError } from '../contract/contract.js';
 
@@ -112,9 +112,10 @@ export function problemDocument(problem: HttpProblem, instance?: string) {
 const asUriReference = (path: string) =>
   path.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/gu, (c) => encodeURIComponent(c));
 
-/** Writes a problem as the response. */
+/** Writes a problem as the response, and names its kind in `ctx.state.problem` for the metrics. */
 export function sendProblem(ctx: Context, problem: HttpProblem): void {
   const { status, headers, body } = problemDocument(problem, asUriReference(ctx.path));
+  ctx.state.problem = problem.kind;
   ctx.status = status;
   ctx.set(headers);
   ctx.type = 'application/problem+json';
@@ -131,6 +132,9 @@ export function problemMiddleware(logger: Logger): Middleware {
       if (error instanceof StoreUnavailableError) {
         // An outage, not a bug: one line with the store's code, no stack (an outage fails many requests at once).
         logger.warn({ code: error.code, method: ctx.method, path: ctx.path }, 'store unavailable');
+      } else if (error instanceof SearchesBusyError) {
+        // A refusal of load on purpose (SEARCH_QUEUE): one line, no stack, and counted (rate_limited_total).
+        logger.warn({ method: ctx.method, path: ctx.path }, 'search refused: too many searches waiting');
       } else if (PROBLEMS[problem.kind].status >= 500 && !(error instanceof HttpProblem)) {
         // Only what nobody raised on purpose is a server failure. A 5xx refusal raised on purpose (a full
         // queue of password checks, a worker's missing metrics) is logged and counted where it is decided.

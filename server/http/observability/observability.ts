@@ -4,6 +4,7 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../../logger.js';
 import type { Tracing } from '../../tracing.js';
 import { accessLog } from './access-log.js';
+import type { ProblemKind } from '../errors/problem.js';
 import type { Metrics } from './metrics.js';
 
 /** A client's request id is kept only when it is short and plain, so it cannot forge log lines. */
@@ -33,7 +34,11 @@ export function observability(logger: Logger, metrics: Metrics, tracing: Tracing
       const operationId: string = ctx.state.operationId ?? 'none';
       const { method, status } = ctx;
       metrics.observe(operationId, method, status, milliseconds / 1000);
-      if (status === 503) metrics.storeUnavailable();
+      // A 503 is an outage unless it is a refusal of load on purpose, which its own counter counts where it
+      // is decided (a full queue of password checks) or here (a full queue of searches).
+      const problem = ctx.state.problem as ProblemKind | undefined;
+      if (status === 503 && (problem === undefined || problem === 'store-unavailable')) metrics.storeUnavailable();
+      else if (problem === 'searches-busy') metrics.limited('search_queue_full');
       span?.end(operationId, ctx.state.route, status);
       const entry = { requestId, traceId: span?.traceId, method, path: ctx.path, operationId, status, durationMs: Math.round(milliseconds * 100) / 100 };
       logRequest(entry, QUIET_OPERATIONS.has(operationId));
