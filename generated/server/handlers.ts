@@ -46,6 +46,8 @@ export interface RequestOf<Id extends OperationId> {
   readonly principal: Id extends SecuredOperationId ? Principal : undefined;
   /** Who sent the request: its normalised address, as the per-client limits count it. */
   readonly client: string;
+  /** Aborts when the client goes away before its answer is complete: work done only for that answer may stop. */
+  readonly signal: AbortSignal;
 }
 
 type ResponseContent<R> = R extends { content: infer C } ? C[keyof C] : undefined;

@@ -1,5 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { SearchesBusyError } from '../domain/errors.js';
+import { RequestAbandonedError, SearchesBusyError } from '../domain/errors.js';
 import { nextTurn } from '../domain/next-turn.js';
 import { foldCase, keysOf, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
 import type { ListedUser } from '../domain/user.js';
@@ -34,7 +34,8 @@ export interface ListOptions {
 /**
  * Lets at most `perTurn` statements run in each turn of the event loop, in the order they asked. A search asks
  * before each statement; its first may be refused when `maxWaiting` wait already, and once admitted it is
- * never cut off. A search is its filter object: a request's page and its count share it, so a request is
+ * never cut off, unless its client went away (then it stops: a client that asks and hangs up at once would
+ * otherwise have the server examine every user for nobody). A search is its filter object: a request's page and its count share it, so a request is
  * refused before its first statement or not at all. Hand-written: p-limit and p-queue bound how many run at
  * once or per interval of time, and a search that holds a slot while a slow client reads its stream would
  * shut every other search out.
@@ -53,15 +54,21 @@ function createTurnstile(perTurn: number, maxWaiting: number) {
     scheduled = true;
     setImmediate(admit);
   };
-  return (search: UserFilter): Promise<void> => {
+  /** A search whose client went away stops here, before its next statement (and after its wait). */
+  const goOn = (search: UserFilter) => {
+    if (search.signal?.aborted) throw new RequestAbandonedError();
+  };
+  return async (search: UserFilter): Promise<void> => {
+    goOn(search);
     if (!admitted.has(search)) {
-      if (waiting.length >= maxWaiting) return Promise.reject(new SearchesBusyError());
+      if (waiting.length >= maxWaiting) throw new SearchesBusyError();
       admitted.add(search);
     }
-    return new Promise((resolve) => {
+    await new Promise<void>((resolve) => {
       waiting.push(resolve);
       schedule();
     });
+    goOn(search);
   };
 }
 

@@ -6,6 +6,7 @@ export type DomainErrorKind =
   | 'idempotency-key-in-flight'
   | 'store-unavailable'
   | 'searches-busy'
+  | 'client-closed-request'
   | 'invalid-parameter';
 
 /** Base of the errors the domain raises on purpose. */
@@ -84,5 +85,14 @@ export class SearchesBusyError extends DomainError {
   constructor() {
     super('Too many searches are under way; try again in 1 second.');
     this.name = 'SearchesBusyError';
+  }
+}
+
+/** The client went away before its answer was ready; the work for it stopped, and nobody reads the answer. */
+export class RequestAbandonedError extends DomainError {
+  readonly kind = 'client-closed-request';
+  constructor() {
+    super('The client closed the connection before its answer was ready; the work for it was stopped.');
+    this.name = 'RequestAbandonedError';
   }
 }

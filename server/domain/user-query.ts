@@ -24,6 +24,11 @@ export interface UserFilter {
   readonly search?: string;
   /** The e-mail address, compared case-insensitively. */
   readonly email?: string;
+  /**
+   * Aborts when nobody waits for the list any more (its client went away): a search then stops before its
+   * next statement. The filter object stands for one request's search (user-lists.ts admits it once).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** The value of each field of an order, for one user: strings case-folded, the id as is. */

@@ -81,8 +81,12 @@ interface ListQuery {
  * What a list request asks for: its filter, its order (the cursor's, which must be the sort's if both are
  * given), and where to start. `fields` maps the shape's names of sort fields to fields.
  */
-export function readListQuery(query: ListQuery, fields: Readonly<Record<string, SortField>>): { filter: UserFilter; order: UserOrder; position: ListPosition | undefined } {
-  const filter = { search: query.q, email: query.email };
+export function readListQuery(
+  query: ListQuery,
+  fields: Readonly<Record<string, SortField>>,
+  signal: AbortSignal,
+): { filter: UserFilter; order: UserOrder; position: ListPosition | undefined } {
+  const filter = { search: query.q, email: query.email, signal };
   const requested = query.sort === undefined ? undefined : orderOf(query.sort, fields);
   if (query.cursor === undefined) return { filter, order: requested ?? BY_ID, position: undefined };
   return { filter, ...decodeCursor(query.cursor, requested) };

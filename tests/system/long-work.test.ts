@@ -103,3 +103,26 @@ test('searches beyond SEARCH_QUEUE waiting are refused with 503 searches-busy, l
     await limited.stop();
   }
 }, 60_000);
+
+test('searches whose clients hang up stop before their next statement instead of examining every user for nobody', async () => {
+  server ??= await startServerProcess(store, { LOG_LEVEL: 'info' });
+  // Each would examine all 250,000 users and count them: seconds of work for 8 at once. The clients give up
+  // after 200 ms.
+  await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      fetch(`${server!.url}/users?q=nobody&limit=10`, { headers: { 'X-Request-Id': `abandoned-search-${i}` }, signal: AbortSignal.timeout(200) }).then(
+        () => {
+          throw new Error('a search of 250,000 users answered within 200 ms; the test needs one that takes longer');
+        },
+        () => undefined,
+      ),
+    ),
+  );
+  const logged = () => server!.output().split('\n').filter((line) => line.includes('"requestId":"abandoned-search-'));
+  const deadline = Date.now() + 20_000;
+  while (logged().length < 8 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  // Logged as 499 (nginx's "client closed request"), having stopped: without the stop, each finished and
+  // was logged as a 200 that nobody read.
+  expect(logged().map((line) => (JSON.parse(line) as { status: number }).status)).toEqual(Array(8).fill(499));
+  expect(server.output()).toContain('client went away; the work for its answer was stopped');
+}, 40_000);

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { DomainError, InvalidParameterError, SearchesBusyError, StoreUnavailableError, type DomainErrorKind } from '../../domain/errors.js';
+import { DomainError, InvalidParameterError, RequestAbandonedError, SearchesBusyError, StoreUnavailableError, type DomainErrorKind } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
 import type { FieldError } from '../contract/contract.js';
 
@@ -50,6 +50,8 @@ const PROBLEMS: Record<ProblemKind, { status: number; title: string; headers?: R
   'store-unavailable': { status: 503, title: 'Service Unavailable' },
   'credential-checks-busy': { status: 503, title: 'Service Unavailable', headers: { 'Retry-After': '1' } },
   'searches-busy': { status: 503, title: 'Service Unavailable', headers: { 'Retry-After': '1' } },
+  // nginx's status for a client that closed its connection first: only the access log and the metrics see it.
+  'client-closed-request': { status: 499, title: 'Client Closed Request' },
   'too-many-connections': { status: 503, title: 'Service Unavailable', headers: { 'Retry-After': '5' } },
   'metrics-unavailable': { status: 503, title: 'Service Unavailable' },
 };
@@ -132,6 +134,8 @@ export function problemMiddleware(logger: Logger): Middleware {
       if (error instanceof StoreUnavailableError) {
         // An outage, not a bug: one line with the store's code, no stack (an outage fails many requests at once).
         logger.warn({ code: error.code, method: ctx.method, path: ctx.path }, 'store unavailable');
+      } else if (error instanceof RequestAbandonedError) {
+        logger.info({ method: ctx.method, path: ctx.path }, 'client went away; the work for its answer was stopped');
       } else if (error instanceof SearchesBusyError) {
         // A refusal of load on purpose (SEARCH_QUEUE): one line, no stack, and counted (rate_limited_total).
         logger.warn({ method: ctx.method, path: ctx.path }, 'search refused: too many searches waiting');

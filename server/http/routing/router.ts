@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
@@ -56,6 +57,18 @@ async function writeReply(ctx: Context, reply: AnyReply): Promise<void> {
   ctx.body = body;
 }
 
+/**
+ * A signal that aborts when the response closes before it was finished: the client hung up (or its connection
+ * was cut), and nobody will read the answer. A search stops at its next statement rather than examining
+ * every user for nobody.
+ */
+function abandonment(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  if (res.closed) controller.abort();
+  else res.once('close', () => res.writableFinished || controller.abort());
+  return controller.signal;
+}
+
 /** Rejects bodies that are not JSON before a byte of them is read. */
 const requireJson = (bodyTypes: readonly string[]): Middleware => {
   const accepted = bodyTypes.join(' or ');
@@ -93,7 +106,19 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
       throw new HttpProblem('malformed-json', 'The request body is empty; a JSON value is required.');
     }
     const request = validate({ path: ctx.params, query: ctx.query, header: ctx.headers, body });
-    await writeReply(ctx, await handler({ ...request, principal, client: ctx.state.client as string }));
+    let signal: AbortSignal | undefined;
+    await writeReply(
+      ctx,
+      await handler({
+        ...request,
+        principal,
+        client: ctx.state.client as string,
+        // Made on first use: most handlers never ask.
+        get signal() {
+          return (signal ??= abandonment(ctx.res));
+        },
+      }),
+    );
   };
 }
 
