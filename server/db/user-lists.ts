@@ -88,12 +88,14 @@ type UserSelect<O> = SelectQueryBuilder<Tables, 'users', O>;
 /** A LIKE pattern that matches `text` anywhere, its wildcards escaped. */
 const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/** The folded copies a search looks in. */
+const SEARCHED_COLUMNS = ['first_name_key', 'last_name_key', 'email_key'] as const;
+
 /** Rows whose folded names or address contain the folded text. */
 function searching(eb: Users, search: string): Expression<SqlBool> {
   const pattern = containing(foldCase(search));
   // ESCAPE names the escape character: PostgreSQL has one by default, SQLite none.
-  const like = (column: 'first_name_key' | 'last_name_key' | 'email_key') => sql<SqlBool>`${eb.ref(column)} like ${pattern} escape '\\'`;
-  return eb.or([like('first_name_key'), like('last_name_key'), like('email_key')]);
+  return eb.or(SEARCHED_COLUMNS.map((column) => sql<SqlBool>`${eb.ref(column)} like ${pattern} escape '\\'`));
 }
 
 /** The rows of the filter's e-mail address, if it names one: an index lookup. */
@@ -154,7 +156,9 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
       } else {
         await searchTurn(filter);
         const search = filter.search;
-        const examined = candidates(filter, order, from, backwards).selectAll().limit(SEARCH_SCAN_ROWS).as('examined');
+        // Only the columns the search and the list read: materialising every column of the examined users
+        // was a third of a search statement's time.
+        const examined = candidates(filter, order, from, backwards).select([...LISTED_COLUMNS, ...SEARCHED_COLUMNS]).limit(SEARCH_SCAN_ROWS).as('examined');
         const matches = await guard(() =>
           sorted(db.selectFrom(examined).select(LISTED_COLUMNS).where((eb) => searching(eb as unknown as Users, search)) as unknown as UserSelect<ListedRow>, order, backwards).execute(),
         );
@@ -205,7 +209,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
       for (let after = 0; ; ) {
         await searchTurn(filter);
         const examined = byEmail(db.selectFrom('users'), filter)
-          .select(['id', 'first_name_key', 'last_name_key', 'email_key'])
+          .select(['id', ...SEARCHED_COLUMNS])
           .where('id', '>', after)
           .orderBy('id')
           .limit(COUNT_SCAN_ROWS)
