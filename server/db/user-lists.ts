@@ -1,8 +1,9 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { RequestAbandonedError, SearchesBusyError } from '../domain/errors.js';
 import { nextTurn } from '../domain/next-turn.js';
 import { foldCase, keysOf, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
 import type { ListedUser } from '../domain/user.js';
+import type { SearchIndex } from './database.js';
 import type { Tables, UserRow } from './tables.js';
 
 // Lists that filter, sort and page by key. Every statement is bounded however large the store: a statement
@@ -26,9 +27,29 @@ export const SEARCHES_PER_TURN = 4;
  */
 export const SEARCHES_WAITING = 256;
 
+/**
+ * Users a trigram may be held by for the substring index to answer a search. Asking whether a trigram is
+ * that rare reads at most this many entries, and a search with a trigram that rare reads at most this many
+ * users: a millisecond or two of SQLite's time, however large the store.
+ */
+export const RARE_TRIGRAM_USERS = 2000;
+/** Trigrams of a search, spread over its text, that are asked whether they are rare. */
+export const TRIGRAM_PROBES = 6;
+
 export interface ListOptions {
   /** Searches that may wait for their turn (SEARCHES_WAITING when not given). */
   readonly searchQueue?: number;
+  /** The store's substring index, if it has one. */
+  readonly searchIndex?: SearchIndex | undefined;
+}
+
+/** Up to TRIGRAM_PROBES trigrams of a text, spread from its start to its end (none under three characters). */
+function probedTrigrams(text: string): string[] {
+  const chars = [...text];
+  const last = chars.length - 3;
+  if (last < 0) return [];
+  const starts = Array.from({ length: TRIGRAM_PROBES }, (_, i) => Math.round((i * last) / (TRIGRAM_PROBES - 1)));
+  return [...new Set(starts.map((at) => chars.slice(at, at + 3).join('')))];
 }
 
 /**
@@ -127,9 +148,44 @@ const keysOfRow = (row: Pick<UserRow, 'id' | 'email_key' | 'first_name_key' | 'l
 /** List queries over the users table; `guard` translates store outages. */
 export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promise<T>) => Promise<T>, options: ListOptions = {}) {
   const searchTurn = createTurnstile(SEARCHES_PER_TURN, options.searchQueue ?? SEARCHES_WAITING);
-  /** Users of the filter's address, beyond `from` in the order (read backwards if asked). */
-  const candidates = (filter: UserFilter, order: UserOrder, from: OrderKeys | undefined, backwards: boolean) => {
-    const query = byEmail(db.selectFrom('users'), filter);
+  const index = options.searchIndex;
+  type Matches = RawBuilder<{ match_id: number }>;
+  const looked = new WeakMap<UserFilter, Promise<Matches | undefined>>();
+
+  /**
+   * The users that may match a search, as the substring index finds them, when one of the search's trigrams
+   * is rare enough (RARE_TRIGRAM_USERS) that reading its users takes bounded time (each is then checked
+   * against the whole text, as the scan checks users); undefined when the search has to
+   * examine users one by one: no index, fewer than three characters, an address to match as well (its own
+   * index is narrower), or only common trigrams. Asked once per search (its filter object).
+   */
+  function matchesOf(filter: UserFilter): Promise<Matches | undefined> {
+    let found = looked.get(filter);
+    if (found === undefined) {
+      found = (async () => {
+        if (index === undefined || filter.search === undefined || filter.email !== undefined) return undefined;
+        const text = foldCase(filter.search);
+        for (const trigram of probedTrigrams(text)) {
+          await searchTurn(filter);
+          if (await guard(() => index.holdsAtMost(trigram, RARE_TRIGRAM_USERS, db))) return index.holding(trigram);
+        }
+        return undefined;
+      })();
+      looked.set(filter, found);
+    }
+    return found;
+  }
+
+  /** The users a query reads: all of them, or only those the index matched (read from the index first). */
+  const source = (matches: Matches | undefined): UserSelect<object> =>
+    matches === undefined
+      ? db.selectFrom('users')
+      : // CROSS JOIN keeps SQLite from reading users along a sort's index and looking each up in the matches.
+        (db.selectFrom(matches.as('m')).crossJoin('users').whereRef('users.id', '=', 'm.match_id') as unknown as UserSelect<object>);
+
+  /** Users of the filter's address, beyond `from` in the order (read backwards if asked); only the index's matches if given. */
+  const candidates = (filter: UserFilter, order: UserOrder, from: OrderKeys | undefined, backwards: boolean, matches?: Matches) => {
+    const query = byEmail(source(matches), filter);
     if (from !== undefined) return sorted(query.where((eb) => beyond(eb, order, from, backwards)), order, backwards);
     // From the start, a bound that holds for every row still leads SQLite to the first field's index: it then
     // sorts only the users that tie on that field, and stops at the limit. Without it, a sort by last and
@@ -146,16 +202,20 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
   async function* walk(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, batch: number): AsyncGenerator<ListedUser[]> {
     const backwards = position !== undefined && 'before' in position;
     let from: OrderKeys | undefined = position === undefined ? undefined : 'after' in position ? position.after : position.before === 'end' ? undefined : position.before;
+    const search = filter.search;
+    const matches = search === undefined ? undefined : await matchesOf(filter);
     for (let first = true; ; first = false) {
-      if (filter.search === undefined) {
-        if (!first) await nextTurn();
-        const users = (await guard(() => candidates(filter, order, from, backwards).select(LISTED_COLUMNS).limit(batch).execute())).map(toListedUser);
+      if (search === undefined || matches !== undefined) {
+        if (matches !== undefined) await searchTurn(filter);
+        else if (!first) await nextTurn();
+        // The users of the rare trigram are checked against the whole text as the scan checks users.
+        const query = candidates(filter, order, from, backwards, matches).$if(search !== undefined, (q) => q.where((eb) => searching(eb, search!)));
+        const users = (await guard(() => query.select(LISTED_COLUMNS).limit(batch).execute())).map(toListedUser);
         yield users;
         if (users.length < batch) return;
         from = keysOf(users[users.length - 1]!, order);
       } else {
         await searchTurn(filter);
-        const search = filter.search;
         // Only the columns the search and the list read: materialising every column of the examined users
         // was a third of a search statement's time.
         const examined = candidates(filter, order, from, backwards).select([...LISTED_COLUMNS, ...SEARCHED_COLUMNS]).limit(SEARCH_SCAN_ROWS).as('examined');
@@ -205,6 +265,17 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         return Number(n);
       }
       const search = filter.search;
+      const matches = await matchesOf(filter);
+      if (matches !== undefined) {
+        await searchTurn(filter);
+        const { n } = await guard(() =>
+          source(matches)
+            .where((eb) => searching(eb, search))
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .executeTakeFirstOrThrow(),
+        );
+        return Number(n);
+      }
       let total = 0;
       for (let after = 0; ; ) {
         await searchTurn(filter);

@@ -74,7 +74,7 @@ describeEachDialect((dialect) => {
     const first = await startTestServer({ dialect, env: { SEED_DEMO_DATA: 'true' } });
     try {
       // A store of that release had no sort keys either, which came later.
-      await withoutSortKeys(first.database.db);
+      await withoutSortKeys(first.database.db, dialect);
       await withoutCount(first, dialect);
       // Users created while no trigger counts them.
       await insertWithoutKeys(first.database.db, Array.from({ length: 21 }, (_, i) => ({ firstName: 'Earlier', lastName: `N${i}`, email: `earlier${i}@example.com` })));

@@ -1,10 +1,21 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../server/db/tables.js';
+import type { Dialect } from './test-store.js';
 
 // Stores as earlier releases left them, made from a current one, to test that migrations bring them up to date.
 
-/** Takes a store back to before migration 2026-11-24-01: no folded key columns, no indexes on them. */
-export async function withoutSortKeys(db: Kysely<Tables>): Promise<void> {
+/** Takes a store back to before migration 2026-11-24-02: no substring index (SQLite's; PostgreSQL has none). */
+export async function withoutSearchIndex(db: Kysely<Tables>, dialect: Dialect): Promise<void> {
+  if (dialect === 'sqlite') {
+    for (const change of ['insert', 'update', 'delete']) await sql.raw(`drop trigger users_search_${change}`).execute(db);
+    await sql`drop table users_search`.execute(db);
+  }
+  await sql`delete from kysely_migration where name = '2026-11-24-02-add-user-search-index'`.execute(db);
+}
+
+/** Takes a store back to before migration 2026-11-24-01: no folded key columns, no indexes on them (nor what later migrations added). */
+export async function withoutSortKeys(db: Kysely<Tables>, dialect: Dialect): Promise<void> {
+  await withoutSearchIndex(db, dialect);
   for (const key of ['first_name_key', 'last_name_key', 'email_key']) {
     await sql.raw(`drop index users_${key}_id`).execute(db);
     await sql.raw(`alter table users drop column ${key}`).execute(db);

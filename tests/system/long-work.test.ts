@@ -52,13 +52,17 @@ test('four full lists of 250,000 users leave /healthz answered', async () => {
   expect(slowestMs).toBeLessThan(STALL_BOUND_MS);
 }, 40_000);
 
+// A search of two characters is one the substring index cannot answer (it holds trigrams), so each of these
+// examines every user: the slowest search there is.
+const UNINDEXED = 'zq';
+
 test('24 searches that examine all 250,000 users and match none leave /healthz answered', async () => {
   // Unbounded statements (one per search) stalled the health check 6.3 s; bounded statements without the
   // turnstile 0.5-1.0 s, growing with the number of searches; with both, under 0.3 s.
   server ??= await startServerProcess(store, { LOG_LEVEL: 'info' });
   const probe = startProbe(`${server.url}/healthz`);
   // Each counts its matches and looks for a page of them: every user is examined, a few thousand per statement.
-  const paths = ['/api/users?q=nobody&per_page=10', '/users?q=nobody&limit=10&sort=-email', '/users?q=nobody'];
+  const paths = [`/api/users?q=${UNINDEXED}&per_page=10`, `/users?q=${UNINDEXED}&limit=10&sort=-email`, `/users?q=${UNINDEXED}`];
   const searches = await Promise.all(Array.from({ length: 24 }, (_, i) => timedGet(`${server!.url}${paths[i % paths.length]}`)));
   const { slowestMs, statuses } = await probe.stop();
   expect(searches.map((search) => search.status)).toEqual(Array(24).fill(200));
@@ -73,7 +77,7 @@ test('searches beyond SEARCH_QUEUE waiting are refused with 503 searches-busy, l
     const probe = startProbe(`${limited.url}/healthz`);
     // Shape A counts its matches and reads a page; shape B reads a page and then counts: one search each, so a
     // request is refused before its first statement or answered whole, never refused half-way.
-    const paths = ['/api/users?q=nobody&per_page=10', '/users?q=nobody&limit=10'];
+    const paths = [`/api/users?q=${UNINDEXED}&per_page=10`, `/users?q=${UNINDEXED}&limit=10`];
     const answers = await Promise.all(
       Array.from({ length: 24 }, async (_, i) => {
         const res = await fetch(`${limited.url}${paths[i % paths.length]}`);
@@ -110,7 +114,7 @@ test('searches whose clients hang up stop before their next statement instead of
   // after 200 ms.
   await Promise.all(
     Array.from({ length: 8 }, (_, i) =>
-      fetch(`${server!.url}/users?q=nobody&limit=10`, { headers: { 'X-Request-Id': `abandoned-search-${i}` }, signal: AbortSignal.timeout(200) }).then(
+      fetch(`${server!.url}/users?q=${UNINDEXED}&limit=10`, { headers: { 'X-Request-Id': `abandoned-search-${i}` }, signal: AbortSignal.timeout(200) }).then(
         () => {
           throw new Error('a search of 250,000 users answered within 200 ms; the test needs one that takes longer');
         },
@@ -126,3 +130,24 @@ test('searches whose clients hang up stop before their next statement instead of
   expect(logged().map((line) => (JSON.parse(line) as { status: number }).status)).toEqual(Array(8).fill(499));
   expect(server.output()).toContain('client went away; the work for its answer was stopped');
 }, 40_000);
+
+test('searches the substring index answers find their users among 250,000, and the index follows writes', async () => {
+  server ??= await startServerProcess(store, { LOG_LEVEL: 'info' });
+  const get = async (path: string) => {
+    const res = await fetch(`${server!.url}${path}`);
+    return { status: res.status, total: res.headers.get('x-total-count'), body: (await res.json()) as Array<{ id: number; email: string }> };
+  };
+  // bulk12345 and the ten users whose numbers continue it (bulk123450 to bulk123459), by address descending
+  // ('@' sorts after the digits).
+  const found = await get('/users?q=BULK12345@&sort=-email');
+  expect(found.status).toBe(200);
+  expect(found.total).toBe('1');
+  expect(found.body.map((user) => user.email)).toEqual(['bulk12345@example.com']);
+  const prefix = await get('/users?q=bulk12345&sort=-email');
+  expect(prefix.total).toBe('11');
+  expect(prefix.body.map((user) => user.email)).toEqual(['bulk12345@example.com', ...Array.from({ length: 10 }, (_, i) => `bulk12345${9 - i}@example.com`)]);
+  // Written through the service: the index's triggers see it at once.
+  const created = await fetch(`${server.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ firstName: 'Zephyrine', lastName: 'Q', email: 'zephyrine@example.com' }) });
+  expect(created.status).toBe(201);
+  expect((await get('/users?q=zephyr')).body.map((user) => user.email)).toEqual(['zephyrine@example.com']);
+}, 30_000);

@@ -6,6 +6,7 @@ import * as addIdempotencyKeyClient from './2026-11-23-02-add-idempotency-key-cl
 import * as createRateLimits from './2026-11-23-03-create-rate-limits.js';
 import * as countUsers from './2026-11-23-04-count-users.js';
 import * as addUserSortKeys from './2026-11-24-01-add-user-sort-keys.js';
+import * as addUserSearchIndex from './2026-11-24-02-add-user-search-index.js';
 
 /**
  * The few things a migration cannot say the same way in every SQL dialect. database.ts, the one module that
@@ -23,6 +24,12 @@ export interface SqlFlavour {
   droppingTriggers(count: { table: string; counter: string }): string[];
   /** The type of a text column that compares and sorts by code point, whatever the database's locale. */
   readonly byteOrderText: string;
+  /**
+   * Statements that create a substring index of each user's folded names and address (`users_search`), fill
+   * it from the users stored, and keep it in step with every insert, update and delete (triggers); and the
+   * statements that drop it. Empty where the database has none that the service can bound (see database.ts).
+   */
+  readonly substringIndex: { readonly create: readonly string[]; readonly drop: readonly string[] };
 }
 
 /** A migration that needs to know the flavour of SQL it writes. */
@@ -41,6 +48,7 @@ const migrations: Record<string, FlavouredMigration> = {
   '2026-11-23-03-create-rate-limits': createRateLimits,
   '2026-11-23-04-count-users': countUsers,
   '2026-11-24-01-add-user-sort-keys': addUserSortKeys,
+  '2026-11-24-02-add-user-search-index': addUserSearchIndex,
 };
 
 /** Hands Kysely's Migrator the migrations compiled into the service, so no directory is scanned at run time. */
