@@ -56,10 +56,10 @@ function probedTrigrams(text: string): string[] {
  * Lets at most `perTurn` statements run in each turn of the event loop, in the order they asked. A search asks
  * before each statement; its first may be refused when `maxWaiting` wait already, and once admitted it is
  * never cut off, unless its client went away (then it stops: a client that asks and hangs up at once would
- * otherwise have the server examine every user for nobody). A search is its filter object: a request's page and its count share it, so a request is
- * refused before its first statement or not at all. Hand-written: p-limit and p-queue bound how many run at
- * once or per interval of time, and a search that holds a slot while a slow client reads its stream would
- * shut every other search out.
+ * otherwise have the server examine every user for nobody). A search is its filter object: a request's page
+ * and its count share it, so a request is refused before its first statement or not at all. Hand-written:
+ * p-limit and p-queue bound how many run at once or per interval of time, and a search that holds a slot
+ * while a slow client reads its stream would shut every other search out.
  */
 function createTurnstile(perTurn: number, maxWaiting: number) {
   const admitted = new WeakSet<UserFilter>();
@@ -155,9 +155,9 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
   /**
    * The users that may match a search, as the substring index finds them, when one of the search's trigrams
    * is rare enough (RARE_TRIGRAM_USERS) that reading its users takes bounded time (each is then checked
-   * against the whole text, as the scan checks users); undefined when the search has to
-   * examine users one by one: no index, fewer than three characters, an address to match as well (its own
-   * index is narrower), or only common trigrams. Asked once per search (its filter object).
+   * against the whole text, as the scan checks users). Undefined when the search has to examine users one
+   * by one: no index, fewer than three characters, an address to match as well (its own index is
+   * narrower), or only common trigrams. Asked once per search (its filter object).
    */
   function matchesOf(filter: UserFilter): Promise<Matches | undefined> {
     let found = looked.get(filter);
