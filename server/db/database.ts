@@ -90,8 +90,11 @@ async function checkFreeSpace(filename: string): Promise<void> {
   if (bavail * bsize < MIN_FREE_BYTES) throw new StoreFault('SQLITE_FULL', 'the disk of the SQLite database is nearly full');
 }
 
-/** A user's folded names and address as the substring index holds them, one per line (a search holds no line break). */
-const searchedText = (row: 'new' | 'old') => `${row}.first_name_key || char(10) || ${row}.last_name_key || char(10) || ${row}.email_key`;
+/**
+ * A user's folded names and address as the substring index holds them, one per line (a search holds no line
+ * break), from the columns of `row` (`new.` in a trigger, nothing in a query of users).
+ */
+const searchedText = (row: 'new.' | '') => `${row}first_name_key || char(10) || ${row}last_name_key || char(10) || ${row}email_key`;
 
 /**
  * FTS5's trigram index (https://sqlite.org/fts5.html#the_trigram_tokenizer) over the folded copies, which are
@@ -101,12 +104,12 @@ const searchedText = (row: 'new' | 'old') => `${row}.first_name_key || char(10) 
 const SQLITE_SUBSTRING_INDEX = {
   create: [
     `create virtual table users_search using fts5(keys, content='', contentless_delete=1, tokenize='trigram case_sensitive 1')`,
-    `insert into users_search (rowid, keys) select id, ${searchedText('new').replaceAll('new.', '')} from users`,
+    `insert into users_search (rowid, keys) select id, ${searchedText('')} from users`,
     `create trigger users_search_insert after insert on users begin
-       insert into users_search (rowid, keys) values (new.id, ${searchedText('new')}); end`,
+       insert into users_search (rowid, keys) values (new.id, ${searchedText('new.')}); end`,
     `create trigger users_search_update after update of first_name_key, last_name_key, email_key on users begin
        delete from users_search where rowid = old.id;
-       insert into users_search (rowid, keys) values (new.id, ${searchedText('new')}); end`,
+       insert into users_search (rowid, keys) values (new.id, ${searchedText('new.')}); end`,
     `create trigger users_search_delete after delete on users begin delete from users_search where rowid = old.id; end`,
   ],
   drop: ['drop trigger users_search_insert', 'drop trigger users_search_update', 'drop trigger users_search_delete', 'drop table users_search'],

@@ -219,10 +219,10 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         // Only the columns the search and the list read: materialising every column of the examined users
         // was a third of a search statement's time.
         const examined = candidates(filter, order, from, backwards).select([...LISTED_COLUMNS, ...SEARCHED_COLUMNS]).limit(SEARCH_SCAN_ROWS).as('examined');
-        const matches = await guard(() =>
+        const found = await guard(() =>
           sorted(db.selectFrom(examined).select(LISTED_COLUMNS).where((eb) => searching(eb as unknown as Users, search)) as unknown as UserSelect<ListedRow>, order, backwards).execute(),
         );
-        yield matches.map(toListedUser);
+        yield found.map(toListedUser);
         const last = await guard(() =>
           candidates(filter, order, from, backwards).select(['id', 'email_key', 'first_name_key', 'last_name_key']).offset(SEARCH_SCAN_ROWS - 1).limit(1).executeTakeFirst(),
         );

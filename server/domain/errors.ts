@@ -9,9 +9,13 @@ export type DomainErrorKind =
   | 'client-closed-request'
   | 'invalid-parameter';
 
-/** Base of the errors the domain raises on purpose. */
+/** Base of the errors the domain raises on purpose; each is named after its class. */
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
 }
 
 /** No user has the requested id. */
@@ -19,7 +23,6 @@ export class UserNotFoundError extends DomainError {
   readonly kind = 'not-found';
   constructor(readonly id: number) {
     super(`No user has id ${id}.`);
-    this.name = 'UserNotFoundError';
   }
 }
 
@@ -31,7 +34,6 @@ export class PreconditionFailedError extends DomainError {
     readonly currentVersion: number,
   ) {
     super(`User ${id} has changed since that version; it is now at version ${currentVersion}.`);
-    this.name = 'PreconditionFailedError';
   }
 }
 
@@ -40,7 +42,6 @@ export class IdempotencyKeyReusedError extends DomainError {
   readonly kind = 'idempotency-key-reused';
   constructor() {
     super('This Idempotency-Key was used with a different request body.');
-    this.name = 'IdempotencyKeyReusedError';
   }
 }
 
@@ -49,7 +50,6 @@ export class IdempotencyKeyInFlightError extends DomainError {
   readonly kind = 'idempotency-key-in-flight';
   constructor() {
     super('A request with this Idempotency-Key is still being processed; retry later.');
-    this.name = 'IdempotencyKeyInFlightError';
   }
 }
 
@@ -60,7 +60,6 @@ export class StoreUnavailableError extends DomainError {
   readonly code: string;
   constructor(options?: { cause?: unknown; code?: string }) {
     super('The store is unavailable; try again later.', options);
-    this.name = 'StoreUnavailableError';
     this.code = options?.code ?? 'UNKNOWN';
   }
 }
@@ -75,7 +74,6 @@ export class InvalidParameterError extends DomainError {
     readonly problem: string,
   ) {
     super(`The parameter ${parameter} ${problem}.`);
-    this.name = 'InvalidParameterError';
   }
 }
 
@@ -84,7 +82,6 @@ export class SearchesBusyError extends DomainError {
   readonly kind = 'searches-busy';
   constructor() {
     super('Too many searches are under way; try again in 1 second.');
-    this.name = 'SearchesBusyError';
   }
 }
 
@@ -93,6 +90,5 @@ export class RequestAbandonedError extends DomainError {
   readonly kind = 'client-closed-request';
   constructor() {
     super('The client closed the connection before its answer was ready; the work for it was stopped.');
-    this.name = 'RequestAbandonedError';
   }
 }

@@ -84,9 +84,10 @@ interface ListQuery {
 export function readListQuery(
   query: ListQuery,
   fields: Readonly<Record<string, SortField>>,
-  signal: AbortSignal,
+  signal: () => AbortSignal,
 ): { filter: UserFilter; order: UserOrder; position: ListPosition | undefined } {
-  const filter = { search: query.q, email: query.email, signal };
+  // Only a search checks whether its client is still there; asking for the signal makes one.
+  const filter = { search: query.q, email: query.email, signal: query.q === undefined ? undefined : signal() };
   const requested = query.sort === undefined ? undefined : orderOf(query.sort, fields);
   if (query.cursor === undefined) return { filter, order: requested ?? BY_ID, position: undefined };
   return { filter, ...decodeCursor(query.cursor, requested) };

@@ -18,8 +18,9 @@ type ShapeAHandlers = Pick<
 /** Shape A, the "hosted demo" dialect, under `/api`. */
 export function createShapeAHandlers({ users, basePath }: HandlerDeps): ShapeAHandlers {
   return {
-    async listDemoUsers({ query, signal }) {
-      const { filter, order, position } = readListQuery(query, DEMO_SORT_FIELDS, signal);
+    async listDemoUsers(request) {
+      const { query } = request;
+      const { filter, order, position } = readListQuery(query, DEMO_SORT_FIELDS, () => request.signal);
       const { page: number, per_page: perPage } = query;
       let page: UserPage;
       if (position === undefined) {

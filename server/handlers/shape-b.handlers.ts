@@ -17,8 +17,9 @@ async function* mapUsers<T>(users: AsyncIterable<ListedUser>, map: (user: Listed
 /** Shape B, the "local" dialect, without prefix. */
 export function createShapeBHandlers({ users, basePath }: HandlerDeps): ShapeBHandlers {
   return {
-    async listUsers({ query, signal }) {
-      const { filter, order, position } = readListQuery(query, FIELDS, signal);
+    async listUsers(request) {
+      const { query } = request;
+      const { filter, order, position } = readListQuery(query, FIELDS, () => request.signal);
       if (query.limit === undefined) {
         if (position !== undefined) throw new InvalidParameterError('cursor', 'needs limit: a cursor continues a list read a page at a time');
         const list = await users.list(filter, order);
