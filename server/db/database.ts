@@ -29,25 +29,44 @@ export interface Database {
   readonly sharedCounters: SharedCounters | undefined;
   /** The substring index of the users' folded names and addresses, where the store has one. */
   readonly searchIndex: SearchIndex | undefined;
+  /**
+   * Searching statements that may run at once. On PostgreSQL, half the pool: however many searches are under
+   * way, the other half of the connections stays free for every other request. SQLite runs one statement at a
+   * time on the event loop; there the number of statements per turn is the bound (see user-lists.ts).
+   */
+  readonly searchConnections: number;
   close(): Promise<void>;
 }
 
 /**
  * A trigram index of the users' folded names and addresses (the text of a search is folded too). A lookup
- * costs in proportion to the entries it reads, so a search asks whether one of its trigrams is rare, reading
- * at most `limit` + 1 entries, and then reads only the users that hold that trigram (see user-lists.ts).
+ * costs in proportion to the entries it reads, so a search first asks whether one of its keys (a trigram, or
+ * several that must all be held) is rare, reading a bounded number of entries, and then reads only the users
+ * that hold that key, checking each against its whole text (see user-lists.ts).
  */
 export interface SearchIndex {
-  /** Whether at most `limit` users hold the trigram (three characters). */
-  holdsAtMost(trigram: string, limit: number, db: Kysely<Tables>): Promise<boolean>;
-  /**
-   * A subquery of the ids (`match_id`) of the users whose folded names or address hold the trigram. One
-   * trigram, not the whole text: FTS5 checks a phrase against the positions of every trigram in it, and a
-   * phrase of common trigrams whose one rare trigram 2,000 users held took 330 ms for 1,000,000 users; its
-   * rare trigram alone, 0.13 ms. The caller checks the whole text against those users.
-   */
-  holding(trigram: string): RawBuilder<{ match_id: number }>;
+  /** The keys of a folded text to ask about, in order; none when the index cannot narrow it (under three characters). */
+  keys(text: string): string[];
+  /** Whether at most `limit` users hold the key. */
+  holdsAtMost(key: string, limit: number, db: Kysely<Tables>): Promise<boolean>;
+  /** A subquery of the ids (`match_id`) of the users that hold the key: every user the text can match, and maybe more. */
+  holding(key: string): RawBuilder<{ match_id: number }>;
 }
+
+/** The trigrams of a text, each once, in the order they first appear. */
+function trigramsOf(text: string): string[] {
+  const chars = [...text];
+  return [...new Set(Array.from({ length: Math.max(0, chars.length - 2) }, (_, at) => chars.slice(at, at + 3).join('')))];
+}
+
+/** Up to `count` of the items, spread evenly from the first to the last. */
+function spread<T>(items: readonly T[], count: number): T[] {
+  if (items.length <= count) return [...items];
+  return Array.from({ length: count }, (_, i) => items[Math.round((i * (items.length - 1)) / (count - 1))]!);
+}
+
+/** Trigrams of a search the index is asked about: enough to find a rare one, few enough to ask quickly. */
+export const SEARCH_KEY_TRIGRAMS = 6;
 
 /** How to open the store: its bounds, whom to tell when a connection fails, and when each query ends (tracing). */
 export interface OpenOptions {
@@ -63,6 +82,8 @@ function queryLog(onQuery: (event: QueryEvent) => void): KyselyConfig['log'] {
 
 interface DialectSupport {
   readonly dialect: Dialect;
+  /** A dialect of its own for migrations, whose statements may take longer than requests' (undefined: `dialect`'s). */
+  migrationDialect?(): Dialect;
   readonly flavour: SqlFlavour;
   outage(error: unknown): string | undefined;
   /** Checks beyond `select 1` that tell whether writes would succeed. */
@@ -72,8 +93,17 @@ interface DialectSupport {
   /** Schema that holds Kysely's migration tables, when the dialect has schemas. */
   migrationSchema(db: Kysely<Tables>): Promise<string | undefined>;
   readonly sharedCounters: SharedCounters | undefined;
-  readonly searchIndex: SearchIndex | undefined;
+  /** The substring index, once the schema is migrated (PostgreSQL's exists only where pg_trgm could be had). */
+  searchIndex(db: Kysely<Tables>): Promise<SearchIndex | undefined>;
+  readonly searchConnections: number;
 }
+
+/**
+ * How long a statement of a migration may take on PostgreSQL. Building an index over every user is one
+ * statement (pg_trgm's took 9 s per 1,000,000 users here), far beyond a request's statement timeout; a
+ * migration runs once, before the service listens.
+ */
+export const MIGRATION_STATEMENT_MS = 30 * 60_000;
 
 const DEFAULT_TIMEOUTS: StoreTimeouts = { statementMs: 5000, connectMs: 5000, idleMs: 30_000, keepAliveMs: 10_000 };
 
@@ -118,7 +148,14 @@ const SQLITE_SUBSTRING_INDEX = {
 /** An FTS5 phrase: the text exactly, its double quotes doubled (https://sqlite.org/fts5.html#fts5_strings). */
 const phrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
+/**
+ * Asks about one trigram at a time: FTS5 checks a phrase against the positions of every trigram in it, and
+ * an AND of two common trigrams took 100 ms for 1,000,000 users (SQLite's statements run on the event loop),
+ * where counting up to 2,001 holders of one trigram reads at most that many entries (0.2 ms), and reading
+ * a rare trigram's holders took 0.13 ms.
+ */
 const sqliteSearchIndex: SearchIndex = {
+  keys: (text) => spread(trigramsOf(text), SEARCH_KEY_TRIGRAMS),
   async holdsAtMost(trigram, limit, db) {
     const { rows } = await sql<{ n: number }>`
       select count(*) as n from (select rowid from users_search where users_search match ${phrase(trigram)} limit ${limit + 1})`.execute(db);
@@ -148,8 +185,10 @@ function sqlite(filename: string, timeouts: StoreTimeouts): DialectSupport {
       // BINARY, SQLite's default collation, compares UTF-8 bytes: code point order.
       byteOrderText: 'text',
       substringIndex: SQLITE_SUBSTRING_INDEX,
+      optionalSubstringIndex: { create: async () => {}, drop: async () => {} },
     },
-    searchIndex: sqliteSearchIndex,
+    searchIndex: async () => sqliteSearchIndex,
+    searchConnections: Infinity,
     outage: sqliteOutage,
     checkRoom: () => checkFreeSpace(filename),
     // One connection and an fsync per commit: concurrent writes share commits (see group-commit.ts).
@@ -159,10 +198,86 @@ function sqlite(filename: string, timeouts: StoreTimeouts): DialectSupport {
   };
 }
 
+/** A user's folded names and address as PostgreSQL's substring index holds them, one per line. */
+const POSTGRES_SEARCHED_TEXT = `first_name_key || E'\\n' || last_name_key || E'\\n' || email_key`;
+
+/** A name quoted as an SQL identifier. */
+const identifier = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * pg_trgm's GIN index (https://www.postgresql.org/docs/current/pgtrgm.html) over the folded copies, where the
+ * database has pg_trgm or lets the service install it (a trusted extension since PostgreSQL 13: a role with
+ * CREATE on the database may). Where it cannot, the migration still succeeds, the service says so when it
+ * starts, and searches examine users one by one; an operator may add the index later (README).
+ *
+ * A GIN index answers with a bitmap of every entry of the trigrams it is asked about: it cannot stop after
+ * a few, as FTS5 does. For 1,000,000 users, the bitmap of a trigram that every user holds took 50 ms; of one
+ * that 3,346 hold, 1.4 ms. users_holding() reads through the index whatever the planner guesses (a
+ * sequential scan stopped by a LIMIT costs in proportion to where the matches lie in the table, which
+ * statistics cannot tell): it runs with sequential and plain index scans off, so a bitmap scan of the GIN
+ * index is the only plan, and it stops at `most` users that match the pattern (all when null).
+ */
+const POSTGRES_SUBSTRING_INDEX = {
+  async create(db: Kysely<unknown>) {
+    // The migration runs in a transaction: a refusal must not abort it.
+    await sql`savepoint install_pg_trgm`.execute(db);
+    try {
+      await sql`create extension if not exists pg_trgm`.execute(db);
+      await sql`release savepoint install_pg_trgm`.execute(db);
+    } catch {
+      await sql`rollback to savepoint install_pg_trgm`.execute(db);
+    }
+    await sql.raw(`create function users_holding(pattern text, most integer) returns table (match_id integer) language sql stable
+      set enable_seqscan = off set enable_indexscan = off
+      as $$ select id from users where (${POSTGRES_SEARCHED_TEXT}) like pattern limit most $$`).execute(db);
+    const { rows } = await sql<{ schema: string }>`
+      select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db);
+    // Named with the extension's schema, which need not be on the service's search_path.
+    if (rows[0]) await sql.raw(`create index users_search on users using gin ((${POSTGRES_SEARCHED_TEXT}) ${identifier(rows[0].schema)}.gin_trgm_ops)`).execute(db);
+  },
+  async drop(db: Kysely<unknown>) {
+    // The extension stays: other schemas of the database may use it.
+    await sql`drop index if exists users_search`.execute(db);
+    await sql`drop function users_holding(text, integer)`.execute(db);
+  },
+};
+
+/**
+ * One key per search: a LIKE pattern made of the runs of letters and digits in its text (pg_trgm takes text
+ * apart into words of those), cut so that they hold at most SEARCH_KEY_TRIGRAMS trigrams, and joined by `%`:
+ * `%user1234%` for "user12345", `%example%com%` for "example.com". Every user the search matches holds it.
+ * GIN reads the entries of all its trigrams at once and keeps only the users that hold every one, skipping
+ * through the longer lists, so no one trigram needs to be rare: for 1,000,000 users, `%mira99%` narrowed to
+ * 671 users in 7 ms. Six trigrams that every user holds take about 100 ms of the database's time, and then
+ * the search examines users one by one.
+ */
+function postgresSearchKeys(text: string): string[] {
+  const pieces: string[] = [];
+  let budget = SEARCH_KEY_TRIGRAMS;
+  for (const [run] of text.matchAll(/[a-z0-9]{3,}/g)) {
+    if (budget === 0) break;
+    const piece = run.slice(0, budget + 2);
+    pieces.push(piece);
+    budget -= piece.length - 2;
+  }
+  return pieces.length === 0 ? [] : [`%${pieces.join('%')}%`];
+}
+
+const postgresSearchIndex: SearchIndex = {
+  keys: postgresSearchKeys,
+  async holdsAtMost(pattern, limit, db) {
+    const { rows } = await sql<{ n: string }>`select count(*) as n from users_holding(${pattern}, ${limit + 1})`.execute(db);
+    return Number(rows[0]!.n) <= limit;
+  },
+  holding: (pattern) => sql<{ match_id: number }>`(select match_id from users_holding(${pattern}, null))`,
+};
+
 function postgres(url: string, poolSize: number, timeouts: StoreTimeouts, onFault: ConnectionFault): DialectSupport {
   const pool = createPostgresPool(url, poolSize, timeouts, onFault);
   return {
     dialect: new PostgresDialect({ pool }),
+    // One connection, closed when the migrations are done.
+    migrationDialect: () => new PostgresDialect({ pool: createPostgresPool(url, 1, { ...timeouts, statementMs: MIGRATION_STATEMENT_MS }, onFault) }),
     sharedCounters: postgresCounters(pool),
     flavour: {
       // Identity columns are sequences: ids are never reused, even after a rollback or a delete.
@@ -190,11 +305,16 @@ function postgres(url: string, poolSize: number, timeouts: StoreTimeouts, onFaul
         ['insert', 'delete'].flatMap((change) => [`drop trigger ${table}_counted_${change} on ${table}`, `drop function ${table}_counted_${change}()`]),
       // The database's default collation follows its locale (en_US sorts "a" beside "A"); "C" is byte order.
       byteOrderText: 'text collate "C"',
-      // pg_trgm would serve; it is an extension the database may not have, and searches on PostgreSQL run on
-      // its server, bounded by statement_timeout, never on the service's event loop.
+      // The substring index needs pg_trgm, an extension the database may not have: see POSTGRES_SUBSTRING_INDEX.
       substringIndex: { create: [], drop: [] },
+      optionalSubstringIndex: POSTGRES_SUBSTRING_INDEX,
     },
-    searchIndex: undefined,
+    searchIndex: async (db) => {
+      const { rows } = await sql<{ present: boolean }>`
+        select exists (select 1 from pg_indexes where schemaname = current_schema() and indexname = 'users_search') as present`.execute(db);
+      return rows[0]!.present ? postgresSearchIndex : undefined;
+    },
+    searchConnections: Math.max(1, Math.floor(poolSize / 2)),
     outage: postgresOutage,
     // The server's disk is not ours to see; a full one fails writes with 53100, which readiness hears of.
     checkRoom: async () => {},
@@ -222,11 +342,18 @@ function dialectSupport(config: DatabaseConfig, { timeouts = DEFAULT_TIMEOUTS, o
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
   const support = dialectSupport(config, options);
   const db = new Kysely<Tables>({ dialect: support.dialect, ...(options.onQuery ? { log: queryLog(options.onQuery) } : {}) });
+  let searchIndex: SearchIndex | undefined;
   try {
-    const migrationTableSchema = await support.migrationSchema(db);
-    const provider = migrationProvider(support.flavour);
-    const { error } = await new Migrator({ db, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) }).migrateToLatest();
-    if (error) throw error;
+    const migrating = support.migrationDialect ? new Kysely<Tables>({ dialect: support.migrationDialect() }) : db;
+    try {
+      const migrationTableSchema = await support.migrationSchema(migrating);
+      const provider = migrationProvider(support.flavour);
+      const { error } = await new Migrator({ db: migrating, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) }).migrateToLatest();
+      if (error) throw error;
+    } finally {
+      if (migrating !== db) await migrating.destroy();
+    }
+    searchIndex = await support.searchIndex(db);
   } catch (error) {
     await db.destroy();
     throw new Error(`Could not prepare the database: ${(error as Error).message}`, { cause: error });
@@ -235,6 +362,6 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     await sql`select 1`.execute(db);
     await support.checkRoom();
   };
-  const { sharedCounters, searchIndex } = support;
-  return { kind: config.kind, db, write: support.writer(db), outage: support.outage, probe, sharedCounters, searchIndex, close: () => db.destroy() };
+  const { sharedCounters, searchConnections } = support;
+  return { kind: config.kind, db, write: support.writer(db), outage: support.outage, probe, sharedCounters, searchIndex, searchConnections, close: () => db.destroy() };
 }

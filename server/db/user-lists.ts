@@ -9,7 +9,8 @@ import type { Tables, UserRow } from './tables.js';
 // Lists that filter, sort and page by key. Every statement is bounded however large the store: a statement
 // that searches examines at most SEARCH_SCAN_ROWS users, and no more than SEARCHES_PER_TURN such statements
 // run in one turn of the event loop, however many searches are under way. A search of 1,000,000 users on
-// SQLite (whose statements run on the event loop) then never stalls other requests.
+// SQLite (whose statements run on the event loop) then never stalls other requests; on PostgreSQL, searches
+// hold at most half the pool's connections (Database.searchConnections), so the rest never wait for them.
 
 /** Users a search examines per statement: well under a millisecond of SQLite's time. */
 export const SEARCH_SCAN_ROWS = 1000;
@@ -28,47 +29,45 @@ export const SEARCHES_PER_TURN = 4;
 export const SEARCHES_WAITING = 256;
 
 /**
- * Users a trigram may be held by for the substring index to answer a search. Asking whether a trigram is
- * that rare reads at most this many entries, and a search with a trigram that rare reads at most this many
- * users: a millisecond or two of SQLite's time, however large the store.
+ * Users that may hold a key of the substring index (see SearchIndex) for the index to answer a search. A
+ * search with a key that rare reads at most this many users and checks each against its whole text: a
+ * millisecond or two of SQLite's time, a few of PostgreSQL's, however large the store.
  */
-export const RARE_TRIGRAM_USERS = 2000;
-/** Trigrams of a search, spread over its text, that are asked whether they are rare. */
-export const TRIGRAM_PROBES = 6;
+export const RARE_KEY_USERS = 2000;
 
 export interface ListOptions {
   /** Searches that may wait for their turn (SEARCHES_WAITING when not given). */
   readonly searchQueue?: number;
   /** The store's substring index, if it has one. */
   readonly searchIndex?: SearchIndex | undefined;
+  /** Searching statements that may run at once (unbounded when not given; see Database.searchConnections). */
+  readonly searchConnections?: number;
 }
 
-/** Up to TRIGRAM_PROBES trigrams of a text, spread from its start to its end (none under three characters). */
-function probedTrigrams(text: string): string[] {
-  const chars = [...text];
-  const last = chars.length - 3;
-  if (last < 0) return [];
-  const starts = Array.from({ length: TRIGRAM_PROBES }, (_, i) => Math.round((i * last) / (TRIGRAM_PROBES - 1)));
-  return [...new Set(starts.map((at) => chars.slice(at, at + 3).join('')))];
-}
 
 /**
- * Lets at most `perTurn` statements run in each turn of the event loop, in the order they asked. A search asks
- * before each statement; its first may be refused when `maxWaiting` wait already, and once admitted it is
- * never cut off, unless its client went away (then it stops: a client that asks and hangs up at once would
- * otherwise have the server examine every user for nobody). A search is its filter object: a request's page
- * and its count share it, so a request is refused before its first statement or not at all. Hand-written:
- * p-limit and p-queue bound how many run at once or per interval of time, and a search that holds a slot
- * while a slow client reads its stream would shut every other search out.
+ * Lets at most `perTurn` searching statements start in each turn of the event loop, and at most `atOnce` run
+ * at the same time, in the order they asked. A search asks before each statement; its first may be refused
+ * when `maxWaiting` wait already, and once admitted it is never cut off, unless its client went away (then
+ * it stops: a client that asks and hangs up at once would otherwise have the server examine every user for
+ * nobody). A search is its filter object: a request's page and its count share it, so a request is refused
+ * before its first statement or not at all. Hand-written: p-limit and p-queue bound how many run at once or
+ * per interval of time, not per turn of the event loop, which is what keeps SQLite's searches (whose
+ * statements run on it) from stalling other requests; and a slot is held for one statement, never while a
+ * slow client reads the answer.
  */
-function createTurnstile(perTurn: number, maxWaiting: number) {
+function createTurnstile(perTurn: number, atOnce: number, maxWaiting: number) {
   const admitted = new WeakSet<UserFilter>();
   const waiting: Array<() => void> = [];
+  let running = 0;
   let scheduled = false;
   const admit = () => {
     scheduled = false;
-    for (const resolve of waiting.splice(0, perTurn)) resolve();
-    if (waiting.length > 0) schedule();
+    for (const start of waiting.splice(0, Math.min(perTurn, atOnce - running))) {
+      running++;
+      start();
+    }
+    if (waiting.length > 0 && running < atOnce) schedule();
   };
   const schedule = () => {
     if (scheduled) return;
@@ -79,7 +78,8 @@ function createTurnstile(perTurn: number, maxWaiting: number) {
   const goOn = (search: UserFilter) => {
     if (search.signal?.aborted) throw new RequestAbandonedError();
   };
-  return async (search: UserFilter): Promise<void> => {
+  /** Runs one statement of a search when its turn comes. */
+  return async <T>(search: UserFilter, statement: () => Promise<T>): Promise<T> => {
     goOn(search);
     if (!admitted.has(search)) {
       if (waiting.length >= maxWaiting) throw new SearchesBusyError();
@@ -87,9 +87,15 @@ function createTurnstile(perTurn: number, maxWaiting: number) {
     }
     await new Promise<void>((resolve) => {
       waiting.push(resolve);
-      schedule();
+      if (running < atOnce) schedule();
     });
-    goOn(search);
+    try {
+      goOn(search);
+      return await statement();
+    } finally {
+      running--;
+      if (waiting.length > 0) schedule();
+    }
   };
 }
 
@@ -147,17 +153,19 @@ const keysOfRow = (row: Pick<UserRow, 'id' | 'email_key' | 'first_name_key' | 'l
 
 /** List queries over the users table; `guard` translates store outages. */
 export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promise<T>) => Promise<T>, options: ListOptions = {}) {
-  const searchTurn = createTurnstile(SEARCHES_PER_TURN, options.searchQueue ?? SEARCHES_WAITING);
+  const turnstile = createTurnstile(SEARCHES_PER_TURN, options.searchConnections ?? Infinity, options.searchQueue ?? SEARCHES_WAITING);
+  /** One statement of a search, when its turn comes. */
+  const searchStatement = <T>(search: UserFilter, statement: () => Promise<T>) => turnstile(search, () => guard(statement));
   const index = options.searchIndex;
   type Matches = RawBuilder<{ match_id: number }>;
   const looked = new WeakMap<UserFilter, Promise<Matches | undefined>>();
 
   /**
-   * The users that may match a search, as the substring index finds them, when one of the search's trigrams
-   * is rare enough (RARE_TRIGRAM_USERS) that reading its users takes bounded time (each is then checked
+   * The users that may match a search, as the substring index finds them, when one of the search's keys
+   * is rare enough (RARE_KEY_USERS) that reading its users takes bounded time (each is then checked
    * against the whole text, as the scan checks users). Undefined when the search has to examine users one
    * by one: no index, fewer than three characters, an address to match as well (its own index is
-   * narrower), or only common trigrams. Asked once per search (its filter object).
+   * narrower), or only common keys. Asked once per search (its filter object).
    */
   function matchesOf(filter: UserFilter): Promise<Matches | undefined> {
     let found = looked.get(filter);
@@ -165,9 +173,8 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
       found = (async () => {
         if (index === undefined || filter.search === undefined || filter.email !== undefined) return undefined;
         const text = foldCase(filter.search);
-        for (const trigram of probedTrigrams(text)) {
-          await searchTurn(filter);
-          if (await guard(() => index.holdsAtMost(trigram, RARE_TRIGRAM_USERS, db))) return index.holding(trigram);
+        for (const key of index.keys(text)) {
+          if (await searchStatement(filter, () => index.holdsAtMost(key, RARE_KEY_USERS, db))) return index.holding(key);
         }
         return undefined;
       })();
@@ -206,26 +213,24 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     const matches = search === undefined ? undefined : await matchesOf(filter);
     for (let first = true; ; first = false) {
       if (search === undefined || matches !== undefined) {
-        if (matches !== undefined) await searchTurn(filter);
-        else if (!first) await nextTurn();
-        // The users of the rare trigram are checked against the whole text as the scan checks users.
+        // The users of the rare key are checked against the whole text as the scan checks users.
         const query = candidates(filter, order, from, backwards, matches).$if(search !== undefined, (q) => q.where((eb) => searching(eb, search!)));
-        const users = (await guard(() => query.select(LISTED_COLUMNS).limit(batch).execute())).map(toListedUser);
+        const read = () => query.select(LISTED_COLUMNS).limit(batch).execute();
+        if (matches === undefined && !first) await nextTurn();
+        const users = (matches !== undefined ? await searchStatement(filter, read) : await guard(read)).map(toListedUser);
         yield users;
         if (users.length < batch) return;
         from = keysOf(users[users.length - 1]!, order);
       } else {
-        await searchTurn(filter);
         // Only the columns the search and the list read: materialising every column of the examined users
         // was a third of a search statement's time.
         const examined = candidates(filter, order, from, backwards).select([...LISTED_COLUMNS, ...SEARCHED_COLUMNS]).limit(SEARCH_SCAN_ROWS).as('examined');
-        const found = await guard(() =>
-          sorted(db.selectFrom(examined).select(LISTED_COLUMNS).where((eb) => searching(eb as unknown as Users, search)) as unknown as UserSelect<ListedRow>, order, backwards).execute(),
-        );
+        // The users it found, and the last user it examined (where the next statement starts), in one turn.
+        const [found, last] = await searchStatement(filter, async () => [
+          await sorted(db.selectFrom(examined).select(LISTED_COLUMNS).where((eb) => searching(eb as unknown as Users, search)) as unknown as UserSelect<ListedRow>, order, backwards).execute(),
+          await candidates(filter, order, from, backwards).select(['id', 'email_key', 'first_name_key', 'last_name_key']).offset(SEARCH_SCAN_ROWS - 1).limit(1).executeTakeFirst(),
+        ] as const);
         yield found.map(toListedUser);
-        const last = await guard(() =>
-          candidates(filter, order, from, backwards).select(['id', 'email_key', 'first_name_key', 'last_name_key']).offset(SEARCH_SCAN_ROWS - 1).limit(1).executeTakeFirst(),
-        );
         if (last === undefined) return;
         from = keysOfRow(last, order);
       }
@@ -267,8 +272,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
       const search = filter.search;
       const matches = await matchesOf(filter);
       if (matches !== undefined) {
-        await searchTurn(filter);
-        const { n } = await guard(() =>
+        const { n } = await searchStatement(filter, () =>
           source(matches)
             .where((eb) => searching(eb, search))
             .select((eb) => eb.fn.countAll<number | string>().as('n'))
@@ -278,14 +282,13 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
       }
       let total = 0;
       for (let after = 0; ; ) {
-        await searchTurn(filter);
         const examined = byEmail(db.selectFrom('users'), filter)
           .select(['id', ...SEARCHED_COLUMNS])
           .where('id', '>', after)
           .orderBy('id')
           .limit(COUNT_SCAN_ROWS)
           .as('examined');
-        const { last, n } = await guard(() =>
+        const { last, n } = await searchStatement(filter, () =>
           db
             .selectFrom(examined)
             .select((eb) => [

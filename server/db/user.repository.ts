@@ -84,7 +84,7 @@ export function createUserRepository(database: Database, options: ListOptions = 
     const [row] = await insertReturning(into, ...columnValues(fields), now, now);
     return toUser(row!);
   }
-  const lists = createUserLists(db, guard, { ...options, searchIndex: database.searchIndex });
+  const lists = createUserLists(db, guard, { ...options, searchIndex: database.searchIndex, searchConnections: database.searchConnections });
   const count = (filter: UserFilter = {}) => (unfiltered(filter) ? guard(countAll) : lists.countMatching(filter));
 
   /**

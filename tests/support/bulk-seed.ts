@@ -1,4 +1,5 @@
 import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
 import type { TestStore } from './test-store.js';
 
 // Large stores written straight into the SQLite file: through the API, 300,000 users would take minutes.
@@ -36,5 +37,22 @@ export function countKeys(store: TestStore): number {
     return (db.prepare('SELECT count(*) AS n FROM idempotency_keys').get() as { n: number }).n;
   } finally {
     db.close();
+  }
+}
+
+/** Adds `count` users to a migrated PostgreSQL store, shaped as seedUsers makes them, in one statement. */
+export async function seedPostgresUsers(store: TestStore, count: number): Promise<void> {
+  const client = new pg.Client({ connectionString: store.url });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO users (first_name, first_name_key, last_name, last_name_key, email, email_key, created_at, updated_at)
+       SELECT 'Bulk' || i, 'bulk' || i, 'User', 'user', 'bulk' || i || '@example.com', 'bulk' || i || '@example.com', now()::text, now()::text
+       FROM generate_series(0, $1::integer - 1) AS i`,
+      [count],
+    );
+    await client.query('ANALYZE users');
+  } finally {
+    await client.end();
   }
 }

@@ -14,6 +14,12 @@ export default async function globalSetup() {
   try {
     await client.connect();
     await client.query('select 1');
+    // As a database administrator would: pg_trgm in the public schema, once. Left to the service, the first
+    // test's migration would install it in that test's schema, and dropping the schema would take the
+    // extension (and every other test's substring index) with it.
+    await client.query('create extension if not exists pg_trgm schema public').catch((error) => {
+      console.warn(`\npg_trgm could not be installed (${error.message}): PostgreSQL's searches run without their index.\n`);
+    });
     process.env.TEST_POSTGRES_URL = url;
     process.env.TEST_POSTGRES = 'available';
   } catch (error) {

@@ -4,8 +4,18 @@ import type { Dialect } from './test-store.js';
 
 // Stores as earlier releases left them, made from a current one, to test that migrations bring them up to date.
 
-/** Takes a store back to before migration 2026-11-24-02: no substring index (SQLite's; PostgreSQL has none). */
+/** Takes a store back to before migration 2026-11-24-03: no pg_trgm index (SQLite has nothing to drop). */
+export async function withoutExtensionSearchIndex(db: Kysely<Tables>, dialect: Dialect): Promise<void> {
+  if (dialect === 'postgres') {
+    await sql`drop index if exists users_search`.execute(db);
+    await sql`drop function users_holding(text, integer)`.execute(db);
+  }
+  await sql`delete from kysely_migration where name = '2026-11-24-03-add-extension-search-index'`.execute(db);
+}
+
+/** Takes a store back to before migration 2026-11-24-02: no substring index (SQLite's FTS5; nor what later migrations added). */
 export async function withoutSearchIndex(db: Kysely<Tables>, dialect: Dialect): Promise<void> {
+  await withoutExtensionSearchIndex(db, dialect);
   if (dialect === 'sqlite') {
     for (const change of ['insert', 'update', 'delete']) await sql.raw(`drop trigger users_search_${change}`).execute(db);
     await sql`drop table users_search`.execute(db);

@@ -1,4 +1,5 @@
 import { countKeys, seedExpiredKeys, seedUsers } from '../support/bulk-seed.js';
+import { expectBulkSearchesFound } from '../support/bulk-searches.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { STALL_BOUND_MS, startProbe, timedGet } from '../support/liveness-probe.js';
 import { counterValue } from '../support/fault-load.js';
@@ -133,21 +134,5 @@ test('searches whose clients hang up stop before their next statement instead of
 
 test('searches the substring index answers find their users among 250,000, and the index follows writes', async () => {
   server ??= await startServerProcess(store, { LOG_LEVEL: 'info' });
-  const get = async (path: string) => {
-    const res = await fetch(`${server!.url}${path}`);
-    return { status: res.status, total: res.headers.get('x-total-count'), body: (await res.json()) as Array<{ id: number; email: string }> };
-  };
-  // bulk12345 and the ten users whose numbers continue it (bulk123450 to bulk123459), by address descending
-  // ('@' sorts after the digits).
-  const found = await get('/users?q=BULK12345@&sort=-email');
-  expect(found.status).toBe(200);
-  expect(found.total).toBe('1');
-  expect(found.body.map((user) => user.email)).toEqual(['bulk12345@example.com']);
-  const prefix = await get('/users?q=bulk12345&sort=-email');
-  expect(prefix.total).toBe('11');
-  expect(prefix.body.map((user) => user.email)).toEqual(['bulk12345@example.com', ...Array.from({ length: 10 }, (_, i) => `bulk12345${9 - i}@example.com`)]);
-  // Written through the service: the index's triggers see it at once.
-  const created = await fetch(`${server.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ firstName: 'Zephyrine', lastName: 'Q', email: 'zephyrine@example.com' }) });
-  expect(created.status).toBe(201);
-  expect((await get('/users?q=zephyr')).body.map((user) => user.email)).toEqual(['zephyrine@example.com']);
+  await expectBulkSearchesFound(server.url);
 }, 30_000);

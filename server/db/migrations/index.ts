@@ -1,4 +1,4 @@
-import type { ColumnDefinitionBuilder, Migration, MigrationProvider } from 'kysely';
+import type { ColumnDefinitionBuilder, Kysely, Migration, MigrationProvider } from 'kysely';
 import * as createUsers from './2026-11-21-01-create-users.js';
 import * as createIdempotencyKeys from './2026-11-21-02-create-idempotency-keys.js';
 import * as addIdempotencyKeyOwner from './2026-11-23-01-add-idempotency-key-owner.js';
@@ -7,6 +7,7 @@ import * as createRateLimits from './2026-11-23-03-create-rate-limits.js';
 import * as countUsers from './2026-11-23-04-count-users.js';
 import * as addUserSortKeys from './2026-11-24-01-add-user-sort-keys.js';
 import * as addUserSearchIndex from './2026-11-24-02-add-user-search-index.js';
+import * as addExtensionSearchIndex from './2026-11-24-03-add-extension-search-index.js';
 
 /**
  * The few things a migration cannot say the same way in every SQL dialect. database.ts, the one module that
@@ -30,6 +31,13 @@ export interface SqlFlavour {
    * statements that drop it. Empty where the database has none that the service can bound (see database.ts).
    */
   readonly substringIndex: { readonly create: readonly string[]; readonly drop: readonly string[] };
+  /**
+   * Creates a substring index that rests on an extension the database may lack (PostgreSQL's pg_trgm): it
+   * installs the extension where the database lets it and creates the index where the extension is, and
+   * succeeds either way, so that a database without it still migrates. Nothing where the substring index
+   * needs no extension (SQLite's, made by `substringIndex`).
+   */
+  readonly optionalSubstringIndex: { create(db: Kysely<unknown>): Promise<void>; drop(db: Kysely<unknown>): Promise<void> };
 }
 
 /** A migration that needs to know the flavour of SQL it writes. */
@@ -49,6 +57,7 @@ const migrations: Record<string, FlavouredMigration> = {
   '2026-11-23-04-count-users': countUsers,
   '2026-11-24-01-add-user-sort-keys': addUserSortKeys,
   '2026-11-24-02-add-user-search-index': addUserSearchIndex,
+  '2026-11-24-03-add-extension-search-index': addExtensionSearchIndex,
 };
 
 /** Hands Kysely's Migrator the migrations compiled into the service, so no directory is scanned at run time. */
