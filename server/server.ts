@@ -56,7 +56,7 @@ async function openPreparedDatabase(config: Config, logger: Logger, metrics?: Me
   const database = await openDatabase(config.database, { timeouts: config.storeTimeouts, onConnectionFault: connectionFaults(logger, metrics), ...(onQuery ? { onQuery } : {}) });
   try {
     if (!database.searchIndex && !cluster.isWorker) {
-      logger.warn('the database has no substring index (PostgreSQL without pg_trgm): searches examine users one by one; see README, Deployment');
+      logger.warn('the database has no substring index (PostgreSQL without pg_trgm): searches examine users one by one; see README, Running on PostgreSQL');
     }
     // A worker finds the store seeded by its primary: one that restarts later must not seed a store emptied on purpose.
     if (config.seedDemoData && !cluster.isWorker && (await seedDemoData(database.db, new Date().toISOString()))) {

@@ -66,7 +66,7 @@ function spread<T>(items: readonly T[], count: number): T[] {
 }
 
 /** Trigrams of a search the index is asked about: enough to find a rare one, few enough to ask quickly. */
-export const SEARCH_KEY_TRIGRAMS = 6;
+const SEARCH_KEY_TRIGRAMS = 6;
 
 /** How to open the store: its bounds, whom to tell when a connection fails, and when each query ends (tracing). */
 export interface OpenOptions {
@@ -103,7 +103,7 @@ interface DialectSupport {
  * statement (pg_trgm's took 9 s per 1,000,000 users here), far beyond a request's statement timeout; a
  * migration runs once, before the service listens.
  */
-export const MIGRATION_STATEMENT_MS = 30 * 60_000;
+const MIGRATION_STATEMENT_MS = 30 * 60_000;
 
 const DEFAULT_TIMEOUTS: StoreTimeouts = { statementMs: 5000, connectMs: 5000, idleMs: 30_000, keepAliveMs: 10_000 };
 

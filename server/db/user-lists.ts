@@ -44,7 +44,6 @@ export interface ListOptions {
   readonly searchConnections?: number;
 }
 
-
 /**
  * Lets at most `perTurn` searching statements start in each turn of the event loop, and at most `atOnce` run
  * at the same time, in the order they asked. A search asks before each statement; its first may be refused

@@ -21,11 +21,12 @@ export interface TestStore {
   drop(): Promise<void>;
 }
 
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
+/** One query on a connection of its own: as the test database's administrator, or as `url` says. */
+export async function postgresQuery<R extends pg.QueryResultRow>(sql: string, values: unknown[] = [], url = process.env.TEST_POSTGRES_URL!): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query<R>(sql, values)).rows;
   } finally {
     await client.end();
   }
@@ -40,10 +41,10 @@ export async function createTestStore(dialect: Dialect): Promise<TestStore> {
   }
   if (!postgresAvailable) throw new Error('PostgreSQL is not reachable; see tests/support/global-setup.js');
   const schema = `test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(`CREATE SCHEMA ${schema}`);
+  await postgresQuery(`CREATE SCHEMA ${schema}`);
   const url = new URL(process.env.TEST_POSTGRES_URL!);
   url.searchParams.set('options', `-c search_path=${schema}`);
-  return { dialect, url: url.toString(), drop: () => adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`) };
+  return { dialect, url: url.toString(), drop: async () => void (await postgresQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)) };
 }
 
 /** `describe` for each dialect; PostgreSQL's block is reported as skipped when it cannot be reached. */

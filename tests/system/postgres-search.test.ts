@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { expectBulkSearchesFound } from '../support/bulk-searches.js';
 import { seedPostgresUsers } from '../support/bulk-seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { createTestStore, postgresAvailable, type TestStore } from '../support/test-store.js';
+import { createTestStore, postgresAvailable, postgresQuery, type TestStore } from '../support/test-store.js';
 
 // Searches on PostgreSQL: the pg_trgm index answers those it can narrow, searches never hold more than half
 // the pool's connections, and a database that cannot have pg_trgm still runs the service.
@@ -22,17 +21,6 @@ function readmeIndexStatement(): string {
 }
 const describePostgres = postgresAvailable ? describe : describe.skip;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** One query on a connection of its own (as the database's administrator, or as `url` says). */
-async function query<R extends pg.QueryResultRow>(text: string, values: unknown[] = [], url = process.env.TEST_POSTGRES_URL!): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 describePostgres('searches on PostgreSQL', () => {
   let store: TestStore;
@@ -57,7 +45,7 @@ describePostgres('searches on PostgreSQL', () => {
 
   /** How many times the database has read the substring index (its statistics reach the view within seconds). */
   const indexScans = async () =>
-    Number((await query<{ n: string }>(`select coalesce(sum(idx_scan), 0) as n from pg_stat_user_indexes where schemaname = $1 and indexrelname = 'users_search'`, [schema]))[0]!.n);
+    Number((await postgresQuery<{ n: string }>(`select coalesce(sum(idx_scan), 0) as n from pg_stat_user_indexes where schemaname = $1 and indexrelname = 'users_search'`, [schema]))[0]!.n);
 
   test('searches the pg_trgm index narrows find their users among 250,000 through it, and it follows writes', async () => {
     const server = await start();
@@ -89,7 +77,7 @@ describePostgres('searches on PostgreSQL', () => {
       let most = 0;
       const others: number[] = [];
       while (!done) {
-        const [row] = await query<{ n: string }>(
+        const [row] = await postgresQuery<{ n: string }>(
           `select count(*) as n from pg_stat_activity where application_name = $1 and state = 'active' and query like '%escape%'`,
           [applicationName],
         );
@@ -116,14 +104,14 @@ describePostgres('a database that cannot have pg_trgm', () => {
     return url.toString();
   };
   beforeAll(async () => {
-    await query(`create role ${role} login`);
-    await query(`create database ${database}`);
+    await postgresQuery(`create role ${role} login`);
+    await postgresQuery(`create database ${database}`);
     // The role owns its schema, and has no CREATE on the database: it may not install an extension.
-    await query(`create schema service authorization ${role}`, [], adminOf(database));
+    await postgresQuery(`create schema service authorization ${role}`, [], adminOf(database));
   });
   afterAll(async () => {
-    await query(`drop database if exists ${database} with (force)`);
-    await query(`drop role if exists ${role}`);
+    await postgresQuery(`drop database if exists ${database} with (force)`);
+    await postgresQuery(`drop role if exists ${role}`);
   });
 
   test('still migrates and serves; its searches examine users one by one, the start says so, and the index can be added later', async () => {
@@ -140,13 +128,13 @@ describePostgres('a database that cannot have pg_trgm', () => {
     try {
       expect(without.output()).toContain(NO_INDEX);
       await search(without);
-      expect(await query(`select 1 from pg_extension where extname = 'pg_trgm'`, [], adminOf(database))).toHaveLength(0);
+      expect(await postgresQuery(`select 1 from pg_extension where extname = 'pg_trgm'`, [], adminOf(database))).toHaveLength(0);
     } finally {
       await without.stop();
     }
     // What README (Running on PostgreSQL) tells an administrator to run; the next start finds the index.
-    await query('create extension pg_trgm schema service', [], adminOf(database));
-    await query(`set search_path = service; ${readmeIndexStatement()}`, [], adminOf(database));
+    await postgresQuery('create extension pg_trgm schema service', [], adminOf(database));
+    await postgresQuery(`set search_path = service; ${readmeIndexStatement()}`, [], adminOf(database));
     const withIndex = await startServerProcess(store, { LOG_LEVEL: 'info' });
     try {
       expect(withIndex.output()).not.toContain(NO_INDEX);
