@@ -369,14 +369,13 @@ export interface components {
                 "text/plain": string;
             };
         };
-        /** @description The body is not parseable JSON, or a path or query parameter is invalid. */
-        BadRequest: {
+        /** @description The user's current `ETag` is one that `If-None-Match` named; the copy the client holds is current. No body. */
+        NotModified: {
             headers: {
+                ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
+            content?: never;
         };
         /** @description Credentials are missing, malformed or wrong. */
         Unauthorized: {
@@ -388,13 +387,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many failed credential checks from this client (or for this user name from this client): 10
-         *     within 15 minutes by default, counted from the first failure; a success forgives that client's
-         *     failures for that user name. Also sent (with `Retry-After: 1`) when a credential check from this
-         *     client is already under way. Wait `Retry-After` seconds; other clients are not affected. Requests
-         *     without credentials never get it: they always get the 401 challenge. A refusal for failed checks
-         *     carries the quota policy "credentials" in `RateLimit-Policy` and `RateLimit`.
-         *      */
+        /** @description Too many failed credential checks from this client (or for this user name from this client): 10 within 15 minutes by default, counted from the first failure; a success forgives that client's failures for that user name. Also sent (with `Retry-After: 1`) when a credential check from this client is already under way. Wait `Retry-After` seconds; other clients are not affected. Requests without credentials never get it: they always get the 401 challenge. A refusal for failed checks carries the quota policy "credentials" in `RateLimit-Policy` and `RateLimit`. */
         TooManyAttempts: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -406,10 +399,28 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many creates, replaces and deletes from this client within the current minute (600 by default).
-         *     Wait `Retry-After` seconds; other clients are not affected, and reads stay open.
-         *      */
-        TooManyWrites: {
+        /** @description Too many password checks are already running or waiting (a bounded queue, so that a flood of guesses cannot delay every login indefinitely); try again after `Retry-After` seconds. */
+        CredentialChecksBusy: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Credentials are missing, malformed or wrong. */
+        DemoUnauthorized: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Too many failed credential checks from this client (or for this user name from this client): 10 within 15 minutes by default, counted from the first failure; a success forgives that client's failures for that user name. Also sent (with `Retry-After: 1`) when a credential check from this client is already under way. Wait `Retry-After` seconds; other clients are not affected. Requests without credentials never get it: they always get the 401 challenge. A refusal for failed checks carries the quota policy "credentials" in `RateLimit-Policy` and `RateLimit`. */
+        DemoTooManyAttempts: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -420,10 +431,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many password checks are already running or waiting (a bounded queue, so that a flood of
-         *     guesses cannot delay every login indefinitely); try again after `Retry-After` seconds.
-         *      */
-        CredentialChecksBusy: {
+        /** @description Too many password checks are already running or waiting (a bounded queue, so that a flood of guesses cannot delay every login indefinitely); try again after `Retry-After` seconds. */
+        DemoCredentialChecksBusy: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
@@ -432,16 +441,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The user's current `ETag` is one that `If-None-Match` named; the copy the client holds is current. No body. */
-        NotModified: {
-            headers: {
-                ETag: components["headers"]["ETag"];
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
-        /** @description No user has this id. */
-        NotFound: {
+        /** @description The store cannot be reached, its disk is nearly full, or a write failed for a store outage in the last 5 seconds. */
+        NotReady: {
             headers: {
                 [name: string]: unknown;
             };
@@ -449,19 +450,46 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A request with this `Idempotency-Key` is still being processed; retry after a moment. */
-        Conflict: {
+        /** @description A worker did not hand in its metrics in time (`metrics-unavailable`); no partial sum is reported. */
+        MetricsUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A query parameter is invalid. */
+        DemoUsersBadQuery: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The store cannot be reached, too many searches are under way (`searches-busy`, with `Retry-After`), or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. */
+        DemoUsersListUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is not JSON that parses, or is missing. */
+        DemoUsersBadBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A create with this `Idempotency-Key` is still being processed; retry after `Retry-After` seconds. */
+        DemoUsersKeyInFlight: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description `If-Match` names none of the user's current version; the user is untouched. */
-        PreconditionFailed: {
-            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -469,7 +497,7 @@ export interface components {
             };
         };
         /** @description The body is larger than 64 KiB. */
-        PayloadTooLarge: {
+        DemoUsersTooLarge: {
             headers: {
                 [name: string]: unknown;
             };
@@ -478,7 +506,7 @@ export interface components {
             };
         };
         /** @description The body is not `application/json`. */
-        UnsupportedMediaType: {
+        DemoUsersNotJson: {
             headers: {
                 [name: string]: unknown;
             };
@@ -487,7 +515,7 @@ export interface components {
             };
         };
         /** @description The body is JSON but breaks the schema, or reuses an `Idempotency-Key` with another body. */
-        UnprocessableEntity: {
+        DemoUsersInvalid: {
             headers: {
                 [name: string]: unknown;
             };
@@ -495,8 +523,309 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The store cannot be reached, or the server process, or this client, holds as many connections as it may (`too-many-connections`, with `Retry-After`, on a connection the server then closes), or (for `/metrics`) a worker did not hand in its metrics in time (`metrics-unavailable`); try again later. */
-        ServiceUnavailable: {
+        /** @description Too many creates, replaces and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
+        DemoUsersTooManyWrites: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The store cannot be reached, or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. */
+        DemoUsersUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The id is not a positive integer. */
+        DemoUserBadId: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The id is not a positive integer, or the body is not JSON that parses. */
+        DemoUserBadIdOrBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No user has this id. */
+        DemoUserNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `If-Match` names none of the user's current versions; the user is untouched. */
+        DemoUserStale: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is larger than 64 KiB. */
+        DemoUserTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is not `application/json`. */
+        DemoUserNotJson: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is neither `application/merge-patch+json` nor `application/json`. */
+        DemoUserPatchNotJson: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is JSON but breaks the schema. */
+        DemoUserInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The patch is JSON but breaks the schema. */
+        DemoUserPatchInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Too many creates, replaces and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
+        DemoUserTooManyWrites: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The store cannot be reached, or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. */
+        DemoUserUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A query parameter is invalid. */
+        UsersBadQuery: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The store cannot be reached, too many searches are under way (`searches-busy`, with `Retry-After`), or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. */
+        UsersListUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is not JSON that parses, or is missing. */
+        UsersBadBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A create with this `Idempotency-Key` is still being processed; retry after `Retry-After` seconds. */
+        UsersKeyInFlight: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is larger than 64 KiB. */
+        UsersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is not `application/json`. */
+        UsersNotJson: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is JSON but breaks the schema, or reuses an `Idempotency-Key` with another body. */
+        UsersInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Too many creates, replaces and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
+        UsersTooManyWrites: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The store cannot be reached, or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. */
+        UsersUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The id is not a positive integer. */
+        UserBadId: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The id is not a positive integer, or the body is not JSON that parses. */
+        UserBadIdOrBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No user has this id. */
+        UserNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `If-Match` names none of the user's current versions; the user is untouched. */
+        UserStale: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is larger than 64 KiB. */
+        UserTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is not `application/json`. */
+        UserNotJson: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is neither `application/merge-patch+json` nor `application/json`. */
+        UserPatchNotJson: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is JSON but breaks the schema. */
+        UserInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The patch is JSON but breaks the schema. */
+        UserPatchInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Too many creates, replaces and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
+        UserTooManyWrites: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The store cannot be reached, or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. */
+        UserUnavailable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -701,8 +1030,8 @@ export interface operations {
                     "application/json": components["schemas"]["DemoUserPage"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["DemoUsersBadQuery"];
+            503: components["responses"]["DemoUsersListUnavailable"];
         };
     };
     createDemoUser: {
@@ -739,13 +1068,13 @@ export interface operations {
                     "application/json": components["schemas"]["DemoUserCreated"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["TooManyWrites"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["DemoUsersBadBody"];
+            409: components["responses"]["DemoUsersKeyInFlight"];
+            413: components["responses"]["DemoUsersTooLarge"];
+            415: components["responses"]["DemoUsersNotJson"];
+            422: components["responses"]["DemoUsersInvalid"];
+            429: components["responses"]["DemoUsersTooManyWrites"];
+            503: components["responses"]["DemoUsersUnavailable"];
         };
     };
     getDemoUser: {
@@ -785,9 +1114,9 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["DemoUserBadId"];
+            404: components["responses"]["DemoUserNotFound"];
+            503: components["responses"]["DemoUserUnavailable"];
         };
     };
     replaceDemoUser: {
@@ -826,14 +1155,14 @@ export interface operations {
                     "application/json": components["schemas"]["DemoUserReplaced"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
-            412: components["responses"]["PreconditionFailed"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["TooManyWrites"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["DemoUserBadIdOrBody"];
+            404: components["responses"]["DemoUserNotFound"];
+            412: components["responses"]["DemoUserStale"];
+            413: components["responses"]["DemoUserTooLarge"];
+            415: components["responses"]["DemoUserNotJson"];
+            422: components["responses"]["DemoUserInvalid"];
+            429: components["responses"]["DemoUserTooManyWrites"];
+            503: components["responses"]["DemoUserUnavailable"];
         };
     };
     deleteDemoUser: {
@@ -869,11 +1198,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
-            412: components["responses"]["PreconditionFailed"];
-            429: components["responses"]["TooManyWrites"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["DemoUserBadId"];
+            404: components["responses"]["DemoUserNotFound"];
+            412: components["responses"]["DemoUserStale"];
+            429: components["responses"]["DemoUserTooManyWrites"];
+            503: components["responses"]["DemoUserUnavailable"];
         };
     };
     patchDemoUser: {
@@ -912,14 +1241,14 @@ export interface operations {
                     "application/json": components["schemas"]["DemoUserReplaced"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
-            412: components["responses"]["PreconditionFailed"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["TooManyWrites"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["DemoUserBadIdOrBody"];
+            404: components["responses"]["DemoUserNotFound"];
+            412: components["responses"]["DemoUserStale"];
+            413: components["responses"]["DemoUserTooLarge"];
+            415: components["responses"]["DemoUserPatchNotJson"];
+            422: components["responses"]["DemoUserPatchInvalid"];
+            429: components["responses"]["DemoUserTooManyWrites"];
+            503: components["responses"]["DemoUserUnavailable"];
         };
     };
     getDemoProtectedResource: {
@@ -937,9 +1266,9 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["ProtectedText"];
-            401: components["responses"]["Unauthorized"];
-            429: components["responses"]["TooManyAttempts"];
-            503: components["responses"]["CredentialChecksBusy"];
+            401: components["responses"]["DemoUnauthorized"];
+            429: components["responses"]["DemoTooManyAttempts"];
+            503: components["responses"]["DemoCredentialChecksBusy"];
         };
     };
     listUsers: {
@@ -996,8 +1325,8 @@ export interface operations {
                     "application/json": components["schemas"]["User"][];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["UsersBadQuery"];
+            503: components["responses"]["UsersListUnavailable"];
         };
     };
     createUser: {
@@ -1034,13 +1363,13 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["TooManyWrites"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["UsersBadBody"];
+            409: components["responses"]["UsersKeyInFlight"];
+            413: components["responses"]["UsersTooLarge"];
+            415: components["responses"]["UsersNotJson"];
+            422: components["responses"]["UsersInvalid"];
+            429: components["responses"]["UsersTooManyWrites"];
+            503: components["responses"]["UsersUnavailable"];
         };
     };
     getUser: {
@@ -1080,9 +1409,9 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["UserBadId"];
+            404: components["responses"]["UserNotFound"];
+            503: components["responses"]["UserUnavailable"];
         };
     };
     replaceUser: {
@@ -1121,14 +1450,14 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
-            412: components["responses"]["PreconditionFailed"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["TooManyWrites"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["UserBadIdOrBody"];
+            404: components["responses"]["UserNotFound"];
+            412: components["responses"]["UserStale"];
+            413: components["responses"]["UserTooLarge"];
+            415: components["responses"]["UserNotJson"];
+            422: components["responses"]["UserInvalid"];
+            429: components["responses"]["UserTooManyWrites"];
+            503: components["responses"]["UserUnavailable"];
         };
     };
     deleteUser: {
@@ -1164,11 +1493,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
-            412: components["responses"]["PreconditionFailed"];
-            429: components["responses"]["TooManyWrites"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["UserBadId"];
+            404: components["responses"]["UserNotFound"];
+            412: components["responses"]["UserStale"];
+            429: components["responses"]["UserTooManyWrites"];
+            503: components["responses"]["UserUnavailable"];
         };
     };
     patchUser: {
@@ -1207,14 +1536,14 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
-            412: components["responses"]["PreconditionFailed"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["TooManyWrites"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["UserBadIdOrBody"];
+            404: components["responses"]["UserNotFound"];
+            412: components["responses"]["UserStale"];
+            413: components["responses"]["UserTooLarge"];
+            415: components["responses"]["UserPatchNotJson"];
+            422: components["responses"]["UserPatchInvalid"];
+            429: components["responses"]["UserTooManyWrites"];
+            503: components["responses"]["UserUnavailable"];
         };
     };
     getProtectedResource: {
@@ -1275,7 +1604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["NotReady"];
         };
     };
     getMetrics: {
@@ -1296,7 +1625,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["MetricsUnavailable"];
         };
     };
 }

@@ -26,14 +26,14 @@ export class UserNotFoundError extends DomainError {
   }
 }
 
-/** The client's precondition names a version the user no longer has; nothing was changed. */
+/** The client's precondition names none of the user's current version (it changed, or never was one); nothing was changed. */
 export class PreconditionFailedError extends DomainError {
   readonly kind = 'precondition-failed';
   constructor(
     readonly id: number,
     readonly currentVersion: number,
   ) {
-    super(`User ${id} has changed since that version; it is now at version ${currentVersion}.`);
+    super(`User ${id} is at version ${currentVersion}, which If-Match does not name; nothing was changed.`);
   }
 }
 

@@ -72,7 +72,7 @@ describeEachDialect((dialect) => {
     expect((await patch(`/users/${user.id}`, { lastName: 'One' }, { 'if-match': '"1"' })).status).toBe(200);
     const stale = await patch(`/api/users/${user.id}`, { email: 'late@example.com' }, { 'if-match': '"1"' });
     expect(stale.status).toBe(412);
-    expect(stale.body.detail).toBe(`User ${user.id} has changed since that version; it is now at version 2.`);
+    expect(stale.body.detail).toBe(`User ${user.id} is at version 2, which If-Match does not name; nothing was changed.`);
     expect((await patch(`/users/${user.id}`, { lastName: 'Two' }, { 'if-match': '*' })).status).toBe(200);
     expect(await storedUser(sut.server, user.id)).toMatchObject({ last_name: 'Two', email: user.email, version: 3 });
   });

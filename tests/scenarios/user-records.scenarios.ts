@@ -131,7 +131,9 @@ export function describeScenarios(kind: TargetKind, target: () => ScenarioTarget
     });
 
     test('a bad e-mail address is a 422 problem listing the member', async () => {
-      const { error, response } = await client.POST('/api/users', { body: { name: 'A B', email: 'not-an-email' } });
+      // A mock answers an invalid request with the example it is asked for (its first one otherwise).
+      const headers = stateful ? {} : { Prefer: 'code=422, example=invalidEmail' };
+      const { error, response } = await client.POST('/api/users', { body: { name: 'A B', email: 'not-an-email' }, headers });
       expect(response.status).toBe(422);
       expect(error).toMatchObject({ status: 422, type: 'urn:user-records:problem:validation-failed' });
       expect(error!.errors).toContainEqual({ path: '/email', message: 'must match format "email"' });

@@ -89,6 +89,9 @@ function classify(error: unknown): HttpProblem {
     return new HttpProblem('validation-failed', 'The request body has a __proto__ or constructor.prototype member, which is not allowed.');
   }
   const parserKind = PARSER_ERRORS[(error as { type?: string }).type ?? ''];
+  if (parserKind === 'payload-too-large') {
+    return new HttpProblem(parserKind, `The request body is larger than ${(error as { limit?: number }).limit} bytes.`);
+  }
   if (parserKind) return new HttpProblem(parserKind, (error as Error).message);
   if (error instanceof SyntaxError && (error as { status?: number }).status === 400) {
     return new HttpProblem('malformed-json', `The request body is not valid JSON: ${error.message}.`);
