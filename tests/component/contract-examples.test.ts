@@ -44,14 +44,14 @@ interface Example {
  * built (the file named), and its example is checked here against the problem catalogue.
  */
 const CONDITIONS: Record<string, ProblemKind> = {
-  'store-down': 'store-unavailable', // store-faults.test.ts
-  'searches-busy': 'searches-busy', // list-queries.test.ts
-  'too-many-connections': 'too-many-connections', // hostile-clients.test.ts
-  'too-many-writes': 'too-many-writes', // write-limit.test.ts
-  'too-many-attempts': 'too-many-attempts', // brute-force.test.ts
-  'credential-checks-busy': 'credential-checks-busy', // credential-flood.test.ts
-  'idempotency-key-in-flight': 'idempotency-key-in-flight', // idempotency.test.ts
-  'metrics-unavailable': 'metrics-unavailable', // cluster-metrics.test.ts
+  'store-down': 'store-unavailable', // tests/system/postgres-faults.test.ts, sqlite-disk-full.test.ts
+  'searches-busy': 'searches-busy', // tests/system/long-work.test.ts
+  'too-many-connections': 'too-many-connections', // tests/system/hostile-clients.test.ts
+  'too-many-writes': 'too-many-writes', // tests/component/write-limit.test.ts
+  'too-many-attempts': 'too-many-attempts', // tests/component/brute-force.test.ts
+  'credential-checks-busy': 'credential-checks-busy', // tests/component/credential-flood.test.ts
+  'idempotency-key-in-flight': 'idempotency-key-in-flight', // tests/component/idempotency.test.ts
+  'metrics-unavailable': 'metrics-unavailable', // tests/system/cluster-metrics.test.ts
 };
 
 const contract = loadContract();
