@@ -10,11 +10,13 @@ DATABASE_URL ?= sqlite:./data/users.sqlite
 
 MOCK_PORT ?= 4010
 MOCK_DYNAMIC ?=
+SANDBOX_PORT ?= 4011
+SANDBOX_LATENCY_MS ?= 0
 
 INSTALLED := node_modules/.installed
 JEST_FLAGS ?=
 
-.PHONY: help install chromium generate check-generated typecheck build client run mock test bench clean
+.PHONY: help install chromium generate check-generated typecheck build client run mock sandbox test bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -55,6 +57,12 @@ run: build ## Start the server on SQLite with demo data (http://127.0.0.1:3000)
 
 mock: $(INSTALLED) ## Prism mock of the contract on 127.0.0.1:$(MOCK_PORT) (MOCK_DYNAMIC=1: generated data)
 	exec node_modules/.bin/prism mock openapi/user-records.yaml -h 127.0.0.1 -p $(MOCK_PORT) $(if $(MOCK_DYNAMIC),--dynamic)
+
+# The real service on an in-memory SQLite store: every start (and every POST /__sandbox/reset) is the demo data.
+sandbox: build ## The real service on an in-memory store with test controls (http://127.0.0.1:4011, SANDBOX_PORT)
+	@BASIC_AUTH_USERNAME='$(BASIC_AUTH_USERNAME)' BASIC_AUTH_PASSWORD='$(BASIC_AUTH_PASSWORD)' \
+	PORT='$(SANDBOX_PORT)' DATABASE_URL='sqlite::memory:' SANDBOX=true SANDBOX_LATENCY_MS='$(SANDBOX_LATENCY_MS)' \
+	exec npm start --silent
 
 test: check-generated typecheck build chromium ## Every check: generated code, types, unit, component, contract, client, process and browser tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)

@@ -165,6 +165,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__sandbox/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore the demo data (sandbox only)
+         * @description Only a server started in sandbox mode (`make sandbox`, `SANDBOX=true`) has this path; any other answers
+         *     `404`. Deletes every user and idempotency key and restores the 12 demo users, with ids from 1 again, so
+         *     that each test of a frontend can start from the same data.
+         *
+         */
+        post: operations["resetSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -836,6 +859,24 @@ export interface components {
     };
     parameters: {
         /**
+         * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+         *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+         *     mode ignores it.
+         *
+         * @example 2
+         */
+        SandboxDelay: number;
+        /**
+         * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+         *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+         *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+         *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+         *     not in sandbox mode ignores it.
+         *
+         * @example code=404
+         */
+        Prefer: string;
+        /**
          * @description Identifier of the user, a positive integer assigned by the service.
          * @example 2
          */
@@ -1009,10 +1050,28 @@ export interface operations {
                  *     In shape B it needs `limit`.
                  *      */
                 cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
             cookie?: never;
@@ -1036,7 +1095,16 @@ export interface operations {
     };
     createDemoUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1050,6 +1118,16 @@ export interface operations {
                  * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
             cookie?: never;
@@ -1079,7 +1157,16 @@ export interface operations {
     };
     getDemoUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1091,6 +1178,16 @@ export interface operations {
                  * @example "3"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -1121,7 +1218,16 @@ export interface operations {
     };
     replaceDemoUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1133,6 +1239,16 @@ export interface operations {
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -1167,7 +1283,16 @@ export interface operations {
     };
     deleteDemoUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1179,6 +1304,16 @@ export interface operations {
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -1207,7 +1342,16 @@ export interface operations {
     };
     patchDemoUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1219,6 +1363,16 @@ export interface operations {
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -1253,12 +1407,31 @@ export interface operations {
     };
     getDemoProtectedResource: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "Custom-Header"?: components["parameters"]["CustomHeader"];
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
             cookie?: never;
@@ -1304,10 +1477,28 @@ export interface operations {
                  *     In shape B it needs `limit`.
                  *      */
                 cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
             cookie?: never;
@@ -1331,7 +1522,16 @@ export interface operations {
     };
     createUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1345,6 +1545,16 @@ export interface operations {
                  * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
             cookie?: never;
@@ -1374,7 +1584,16 @@ export interface operations {
     };
     getUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1386,6 +1605,16 @@ export interface operations {
                  * @example "3"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -1416,7 +1645,16 @@ export interface operations {
     };
     replaceUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1428,6 +1666,16 @@ export interface operations {
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -1462,7 +1710,16 @@ export interface operations {
     };
     deleteUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1474,6 +1731,16 @@ export interface operations {
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -1502,7 +1769,16 @@ export interface operations {
     };
     patchUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1514,6 +1790,16 @@ export interface operations {
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -1548,12 +1834,31 @@ export interface operations {
     };
     getProtectedResource: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
             header?: {
                 /** @description Any text; accepted and ignored. */
                 "Custom-Header"?: components["parameters"]["CustomHeader"];
                 /** @description Any text; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
             cookie?: never;
@@ -1566,10 +1871,77 @@ export interface operations {
             503: components["responses"]["CredentialChecksBusy"];
         };
     };
+    resetSandbox: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
+            header?: {
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The demo data is restored; the body is empty. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description This server is not in sandbox mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getHealth: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
+            header?: {
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1588,8 +1960,28 @@ export interface operations {
     };
     getReadiness: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
+            header?: {
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1609,8 +2001,28 @@ export interface operations {
     };
     getMetrics: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /**
+                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
+                 *     mode ignores it.
+                 *
+                 * @example 2
+                 */
+                delay?: components["parameters"]["SandboxDelay"];
+            };
+            header?: {
+                /**
+                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
+                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
+                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
+                 *     not in sandbox mode ignores it.
+                 *
+                 * @example code=404
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };

@@ -1,5 +1,5 @@
 import { parsePasswordHash, type PasswordHash } from './auth/password-hash.js';
-import type { DatabaseConfig } from './config.js';
+import type { DatabaseConfig, LatencyRange } from './config.js';
 
 // How each environment variable's text becomes a value, or the reason it cannot; config.ts reads them.
 
@@ -72,6 +72,14 @@ export const readOrigins: Reader<readonly string[]> = (raw) => {
   const origins = raw.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
   const bad = origins.find((origin) => !URL.canParse(origin) || new URL(origin).origin !== origin);
   return bad === undefined ? origins : invalid(`must be a comma-separated list of origins such as https://app.example.com (not ${JSON.stringify(bad)})`);
+};
+
+/** Milliseconds of latency: one number (`300`) or a range to draw from (`200-800`), at most 10,000. */
+export const readLatency: Reader<LatencyRange> = (raw) => {
+  const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(raw);
+  const min = Number(match?.[1]);
+  const max = match?.[2] === undefined ? min : Number(match[2]);
+  return match && min <= max && max <= 10_000 ? { min, max } : invalid('must be milliseconds (300) or a range (200-800), at most 10000');
 };
 
 /** An scrypt hash in the form `npm run hash-password` prints. */

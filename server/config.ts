@@ -8,6 +8,7 @@ import {
   readDatabaseUrl,
   readHttpUrl,
   readHops,
+  readLatency,
   readLogLevel,
   readNonEmpty,
   readOrigins,
@@ -113,6 +114,22 @@ export interface Config {
   readonly idempotencyKeysPerClient: number;
   /** OpenTelemetry tracing; undefined (off) unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   readonly tracing: TracingConfig | undefined;
+  /**
+   * Sandbox mode (`make sandbox`): the test controls of a frontend (reset, `delay`, `Prefer: code=`) and CORS
+   * for local development origins; undefined in a normal start, which has none of them.
+   */
+  readonly sandbox: SandboxConfig | undefined;
+}
+
+/** Milliseconds, drawn evenly from `min` to `max` for each answer. */
+export interface LatencyRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+export interface SandboxConfig {
+  /** How long every answer is held back, unless a request names its own `delay`. */
+  readonly latencyMs: LatencyRange;
 }
 
 /** Thrown when the environment does not describe a valid configuration; lists every problem found. */
@@ -212,7 +229,10 @@ export function loadConfig(env: Env): Config {
             exportDelayMs: read('OTEL_BSP_SCHEDULE_DELAY', integerIn(10, 60_000), '5000'),
             exportTimeoutMs: read('OTEL_EXPORTER_OTLP_TIMEOUT', integerIn(100, 60_000), '10000'),
           },
+    sandbox: read('SANDBOX', readBoolean, 'false') ? { latencyMs: read('SANDBOX_LATENCY_MS', readLatency, '0') } : undefined,
   };
+  if (config.sandbox && config.database?.kind !== 'sqlite') problems.push('SANDBOX runs on SQLite (sqlite::memory: or a file), not PostgreSQL');
+  if (config.sandbox && config.workers > 1) problems.push('SANDBOX runs in one process: its store is in memory (WORKERS must be 1)');
   if (config.timeouts.headersMs > config.timeouts.requestMs) {
     problems.push('HEADERS_TIMEOUT_MS must not be larger than REQUEST_TIMEOUT_MS');
   }

@@ -40,7 +40,8 @@ function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>, logger: Logg
 /** One server in this process (also what each cluster worker runs). */
 async function runServer(config: Config, logger: Logger): Promise<void> {
   const server = await startServer(config, logger);
-  logger.info({ url: server.url, database: config.database.kind }, 'user records service listening');
+  const mode = config.sandbox ? { sandbox: true } : {};
+  logger.info({ url: server.url, database: config.database.kind, ...mode }, 'user records service listening');
   onSignals(() => server.close(), logger);
 }
 

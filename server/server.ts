@@ -4,7 +4,7 @@ import type Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
-import { seedDemoData } from './db/demo-data.js';
+import { restoreDemoData, seedDemoData } from './db/demo-data.js';
 import type { ConnectionFault } from './db/postgres-pool.js';
 import { serveStoreWrites, writesThroughPrimary } from './db/primary-writer.js';
 import { createUserRepository } from './db/user.repository.js';
@@ -159,7 +159,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       idempotencyLockMs: config.idempotencyLockMs,
       keysPerClient: config.idempotencyKeysPerClient,
     });
-    const handlers = createHandlers({ users, basePath: config.basePath, renderMetrics });
+    const sandbox = config.sandbox ? { restoreDemoData: () => restoreDemoData(database.write, new Date().toISOString()) } : undefined;
+    const handlers = createHandlers({ users, basePath: config.basePath, renderMetrics, ...(sandbox ? { sandbox } : {}) });
     const lifecycle = { closing: false };
     const { timeouts } = config;
     const limitReport = createLimitReport(logger, metrics);

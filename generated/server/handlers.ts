@@ -8,23 +8,24 @@ type Defaulted<Name extends string, Default> = [Default] extends [undefined] ? n
 
 /** Query parameters the contract gives a default: always present once a request is validated. */
 export interface DefaultedQueryParams {
-  getHealth: never;
-  getMetrics: never;
-  getReadiness: never;
-  getDemoProtectedResource: never;
-  getProtectedResource: never;
-  createDemoUser: never;
-  deleteDemoUser: never;
-  getDemoUser: never;
-  listDemoUsers: Defaulted<'page', 1> | Defaulted<'per_page', 6> | Defaulted<'q', undefined> | Defaulted<'email', undefined> | Defaulted<'sort', undefined> | Defaulted<'cursor', undefined> | never;
-  patchDemoUser: never;
-  replaceDemoUser: never;
-  createUser: never;
-  deleteUser: never;
-  getUser: never;
-  listUsers: Defaulted<'q', undefined> | Defaulted<'email', undefined> | Defaulted<'sort', undefined> | Defaulted<'limit', undefined> | Defaulted<'cursor', undefined> | never;
-  patchUser: never;
-  replaceUser: never;
+  getHealth: Defaulted<'delay', undefined> | never;
+  getMetrics: Defaulted<'delay', undefined> | never;
+  getReadiness: Defaulted<'delay', undefined> | never;
+  getDemoProtectedResource: Defaulted<'delay', undefined> | never;
+  getProtectedResource: Defaulted<'delay', undefined> | never;
+  resetSandbox: Defaulted<'delay', undefined> | never;
+  createDemoUser: Defaulted<'delay', undefined> | never;
+  deleteDemoUser: Defaulted<'delay', undefined> | never;
+  getDemoUser: Defaulted<'delay', undefined> | never;
+  listDemoUsers: Defaulted<'page', 1> | Defaulted<'per_page', 6> | Defaulted<'q', undefined> | Defaulted<'email', undefined> | Defaulted<'sort', undefined> | Defaulted<'cursor', undefined> | Defaulted<'delay', undefined> | never;
+  patchDemoUser: Defaulted<'delay', undefined> | never;
+  replaceDemoUser: Defaulted<'delay', undefined> | never;
+  createUser: Defaulted<'delay', undefined> | never;
+  deleteUser: Defaulted<'delay', undefined> | never;
+  getUser: Defaulted<'delay', undefined> | never;
+  listUsers: Defaulted<'q', undefined> | Defaulted<'email', undefined> | Defaulted<'sort', undefined> | Defaulted<'limit', undefined> | Defaulted<'cursor', undefined> | Defaulted<'delay', undefined> | never;
+  patchUser: Defaulted<'delay', undefined> | never;
+  replaceUser: Defaulted<'delay', undefined> | never;
 }
 
 type Defined<T> = [T] extends [undefined] ? Record<string, never> : Exclude<T, undefined>;
@@ -89,6 +90,11 @@ export interface UserRecordsHandlers {
     | Reply<'getProtectedResource', 401>
     | Reply<'getProtectedResource', 429>
     | Reply<'getProtectedResource', 503>
+  >;
+  /** POST /__sandbox/reset: Restore the demo data (sandbox only) */
+  resetSandbox(request: RequestOf<'resetSandbox'>): Promise<
+    | Reply<'resetSandbox', 204>
+    | Reply<'resetSandbox', 404>
   >;
   /** POST /api/users: Create a user from a full name and an e-mail address (shape A) */
   createDemoUser(request: RequestOf<'createDemoUser'>): Promise<

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Write } from './group-commit.js';
 import type { UserFields } from '../domain/user.js';
 import type { Tables } from './tables.js';
 import { newUserRow } from './user.repository.js';
@@ -45,4 +46,18 @@ export async function seedDemoData(db: Kysely<Tables>, now: string): Promise<boo
       .execute();
     return true;
   });
+}
+
+/**
+ * Sandbox only (SQLite): forgets every user and idempotency key and restores the demo users, with ids from 1
+ * again, in one transaction, so that a reader sees the old users or the new ones, never a mix.
+ */
+export function restoreDemoData(write: Write, now: string): Promise<void> {
+  return write(async (trx) => {
+    await trx.deleteFrom('idempotency_keys').execute();
+    await trx.deleteFrom('users').execute();
+    // AUTOINCREMENT remembers the largest id ever used here (https://www.sqlite.org/autoinc.html).
+    await sql`delete from sqlite_sequence where name = 'users'`.execute(trx);
+    await trx.insertInto('users').values(DEMO_USERS.map((user) => newUserRow(user, now))).execute();
+  }, { atomic: true });
 }

@@ -7,4 +7,6 @@ export interface HandlerDeps {
   readonly basePath: string;
   /** The metrics of this process in the Prometheus text format. */
   readonly renderMetrics: () => Promise<string>;
+  /** The sandbox's controls; undefined outside sandbox mode, where their routes are not mounted. */
+  readonly sandbox?: { restoreDemoData(): Promise<void> };
 }

@@ -3,6 +3,7 @@ import type { HandlerDeps } from './handler-deps.js';
 import { createOperationsHandlers } from './operations.handlers.js';
 import { createProtectedHandlers } from './protected.handlers.js';
 import { createShapeAHandlers } from './shape-a.handlers.js';
+import { createSandboxHandlers } from './sandbox.handlers.js';
 import { createShapeBHandlers } from './shape-b.handlers.js';
 
 export type { HandlerDeps } from './handler-deps.js';
@@ -14,6 +15,7 @@ export function createHandlers(deps: HandlerDeps): UserRecordsHandlers {
     ...createShapeBHandlers(deps),
     ...createProtectedHandlers(),
     ...createOperationsHandlers(deps),
+    ...createSandboxHandlers(deps),
   } satisfies UserRecordsHandlers;
   return handlers;
 }

@@ -15,6 +15,7 @@ import { pipelining } from './limits/pipelining.js';
 import { requestsPerConnection } from './limits/request-count.js';
 import { requestHygiene } from './protocol/request-hygiene.js';
 import { createRouter } from './routing/router.js';
+import { answerDelay } from './sandbox/answer-delay.js';
 import type { Limiters } from './limits/limiter-store.js';
 
 /** Error codes of a response whose client went away before it was complete. */
@@ -39,8 +40,9 @@ export interface AppDeps {
 
 /**
  * The Koa application, outermost first: one request per connection at a time; request id, logs and metrics;
- * requests per connection; security and CORS headers; problem+json for every error; request hygiene; the
- * client's key for per-client limits; the contract's routes; the API reference; 404 for the rest.
+ * requests per connection; security and CORS headers; problem+json for every error; in sandbox mode, the
+ * answer's delay; request hygiene; the client's key for per-client limits; the contract's routes; the API
+ * reference; 404 for the rest.
  */
 export function createApp(deps: AppDeps): Koa {
   // ctx.ip agrees with ctx.state.client's choice of entry (the limits use the latter, normalised).
@@ -70,8 +72,9 @@ export function createApp(deps: AppDeps): Koa {
   app.use(observability(deps.logger, deps.metrics, deps.tracing));
   app.use(requestsPerConnection(deps.config.maxRequestsPerSocket, deps.lifecycle));
   app.use(securityHeaders);
-  app.use(corsFor(deps.config.corsOrigins));
+  app.use(corsFor(deps.config.corsOrigins, { localDevelopment: deps.config.sandbox !== undefined }));
   app.use(problemMiddleware(deps.logger));
+  if (deps.config.sandbox) app.use(answerDelay(deps.contract, deps.config.sandbox.latencyMs));
   app.use(requestHygiene);
   app.use(clientKey(hops));
   app.use(router.routes());

@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { routes } from '../../generated/routes.js';
+import { loadContract } from '../../server/http/contract/contract.js';
 import { useTestServer } from '../support/test-server.js';
 import { headerOf, sendRaw, type RawExchange, type RawResponse } from './raw-http.js';
 
@@ -219,7 +220,10 @@ describe('hostile corpus', () => {
 
     test('covers every path of the contract', () => {
       const targets = corpus.filter((entry) => entry.target !== undefined).map((entry) => latin1(entry.target!).split('?')[0]!);
-      const uncovered = [...new Set(routes.map((route) => route.path))].filter((path) => {
+      // The corpus attacks a normal start, which has no sandbox controls (their path is a 404 there).
+      const contract = loadContract();
+      const served = routes.filter((route) => !contract.operation(route.operationId).sandboxOnly);
+      const uncovered = [...new Set(served.map((route) => route.path))].filter((path) => {
         const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
         return targets.filter((target) => pattern.test(target)).length < 3;
       });

@@ -2,13 +2,13 @@ import { createUserRecordsClient, type BasicCredentials, type UserRecordsClient 
 import { DEMO_USERS } from '../../server/db/demo-data.js';
 import { contractCheckingFetch } from '../support/checking-fetch.js';
 
-// How a client uses the service, written once with the typed client and run against three targets:
-// the real server, the Prism mock, and the real server behind `prism proxy --errors`. Every response
+// How a client uses the service, written once with the typed client and run against every target: the real
+// server, the Prism mock, the real server behind `prism proxy --errors`, and the sandbox. Every response
 // also passes through contractCheckingFetch. A stateless mock cannot remember or echo, so assertions
 // about state are made only where the target is stateful.
 
-/** Which kind of target: the real server, the Prism mock, or the real server behind the Prism proxy. */
-export type TargetKind = 'server' | 'mock' | 'proxy';
+/** Which kind of target: the real server, the Prism mock, the real server behind the Prism proxy, or the sandbox (`make sandbox`). */
+export type TargetKind = 'server' | 'mock' | 'proxy' | 'sandbox';
 
 /** Where a target listens, known once the suite's beforeAll has started it. */
 export interface ScenarioTarget {
@@ -233,7 +233,7 @@ export function describeScenarios(kind: TargetKind, target: () => ScenarioTarget
       expect(response.status).toBe(422);
     });
 
-    only(['server', 'proxy'])('a body over the size limit is a 413 problem', async () => {
+    only(['server', 'proxy', 'sandbox'])('a body over the size limit is a 413 problem', async () => {
       const body = { firstName: 'A', lastName: 'x'.repeat(70_000), email: 'a@example.com' };
       const { error, response } = await client.POST('/users', { body });
       expect(response.status).toBe(413);
@@ -256,7 +256,7 @@ export function describeScenarios(kind: TargetKind, target: () => ScenarioTarget
       expect(response.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
     });
 
-    only(['server', 'proxy'])('a wrong password is a 401 problem with the challenge', async () => {
+    only(['server', 'proxy', 'sandbox'])('a wrong password is a 401 problem with the challenge', async () => {
       const { username } = target().credentials;
       const wrong = createUserRecordsClient({ baseUrl: target().baseUrl, credentials: { username, password: 'wrong' }, fetch: check });
       const { error, response } = await wrong.GET('/protected-resource', { parseAs: 'text' });

@@ -183,6 +183,23 @@ describe('loadConfig', () => {
     ]);
   });
 
+  test('SANDBOX turns sandbox mode on, with SANDBOX_LATENCY_MS as one number or a range', () => {
+    expect(loadConfig(required).sandbox).toBeUndefined();
+    expect(loadConfig({ ...required, SANDBOX: 'true' }).sandbox).toEqual({ latencyMs: { min: 0, max: 0 } });
+    expect(loadConfig({ ...required, SANDBOX: 'true', SANDBOX_LATENCY_MS: '300' }).sandbox).toEqual({ latencyMs: { min: 300, max: 300 } });
+    expect(loadConfig({ ...required, SANDBOX: 'true', SANDBOX_LATENCY_MS: '200-800' }).sandbox).toEqual({ latencyMs: { min: 200, max: 800 } });
+    for (const bad of ['800-200', '20000', '1.5', '-5', 'slow']) {
+      expect(problemsOf({ ...required, SANDBOX: 'true', SANDBOX_LATENCY_MS: bad })).toEqual([
+        `SANDBOX_LATENCY_MS must be milliseconds (300) or a range (200-800), at most 10000 (got ${JSON.stringify(bad)})`,
+      ]);
+    }
+  });
+
+  test('SANDBOX runs in one process on SQLite', () => {
+    expect(problemsOf({ ...required, SANDBOX: 'true', DATABASE_URL: 'postgres://u@localhost/db' })).toEqual(['SANDBOX runs on SQLite (sqlite::memory: or a file), not PostgreSQL']);
+    expect(problemsOf({ ...required, SANDBOX: 'true', WORKERS: '2' })).toEqual(['SANDBOX runs in one process: its store is in memory (WORKERS must be 1)']);
+  });
+
   test('a PostgreSQL URL selects PostgreSQL with a pool', () => {
     expect(loadConfig({ ...required, DATABASE_URL: 'postgres://app@db:5432/users' }).database).toEqual({
       kind: 'postgres',

@@ -17,6 +17,8 @@ export interface Parameter {
   readonly in: 'path' | 'query' | 'header' | 'cookie';
   readonly required?: boolean;
   readonly schema: Schema;
+  /** Read only by a server in sandbox mode (`delay`, `Prefer`); any other ignores it. */
+  readonly 'x-sandbox-only'?: boolean;
 }
 
 /** The parts of an OpenAPI operation the service reads. */
@@ -27,6 +29,8 @@ export interface Operation {
   readonly bodySchema?: Schema;
   /** Declared responses: status code → media type → schema (undefined for an empty body). */
   readonly responses: ReadonlyMap<string, ReadonlyMap<string, Schema | undefined>>;
+  /** Mounted only by a server in sandbox mode (`x-sandbox-only`). */
+  readonly sandboxOnly: boolean;
 }
 
 /** One failed check, as problem+json reports it. */
@@ -112,7 +116,8 @@ export function loadContract(file: string = CONTRACT_FILE): Contract {
         }),
       );
       const operationId = op.operationId as string;
-      operations.set(operationId, { operationId, parameters, bodySchema: body?.content?.['application/json']?.schema, responses });
+      const sandboxOnly = op['x-sandbox-only'] === true;
+      operations.set(operationId, { operationId, parameters, bodySchema: body?.content?.['application/json']?.schema, responses, sandboxOnly });
     }
   }
 

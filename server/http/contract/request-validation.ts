@@ -47,7 +47,7 @@ function objectSchema(parameters: readonly Parameter[]): Schema {
 const NO_PARAMETERS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** The check of one location's parameters: reads the declared ones, coerces them, validates them. */
-function compileLocation(contract: Contract, parameters: readonly Parameter[], location: (typeof LOCATIONS)[number]) {
+export function compileParameterCheck(contract: Contract, parameters: readonly Parameter[], location: (typeof LOCATIONS)[number]) {
   const declared = parameters.map((p) => ({ name: p.name, raw: rawName(location, p.name), schema: contract.resolve<Schema>(p.schema) }));
   const validate = contract.compile(objectSchema(parameters));
   return (raw: RawRequest[typeof location]): Record<string, unknown> => {
@@ -66,13 +66,14 @@ function compileLocation(contract: Contract, parameters: readonly Parameter[], l
 
 /**
  * Compiles, once, the checks of one operation; the returned function throws HttpProblem 400 or 422.
- * Locations the operation declares no parameters in are skipped, and yield an empty object.
+ * Locations the operation declares no parameters in are skipped, and yield an empty object. Outside sandbox
+ * mode the sandbox's parameters are not read at all, as if undeclared: `delay=99` is ignored, not refused.
  */
-export function compileRequestValidator(contract: Contract, operationId: string): (raw: RawRequest) => ValidRequest {
+export function compileRequestValidator(contract: Contract, operationId: string, { sandbox = false } = {}): (raw: RawRequest) => ValidRequest {
   const operation = contract.operation(operationId);
   const [checkPath, checkQuery, checkHeader] = LOCATIONS.map((location) => {
-    const parameters = operation.parameters.filter((p) => p.in === location);
-    return parameters.length === 0 ? undefined : compileLocation(contract, parameters, location);
+    const parameters = operation.parameters.filter((p) => p.in === location && (sandbox || !p['x-sandbox-only']));
+    return parameters.length === 0 ? undefined : compileParameterCheck(contract, parameters, location);
   });
   const validateBody: ValidateFunction | undefined = operation.bodySchema && contract.compile(operation.bodySchema);
 

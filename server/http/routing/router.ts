@@ -14,6 +14,7 @@ import { HttpProblem } from '../errors/problem.js';
 import { compileRequestValidator } from '../contract/request-validation.js';
 import type { Limiters } from '../limits/limiter-store.js';
 import { writeLimit } from '../limits/write-limit.js';
+import { preferredExample } from '../sandbox/preferred-example.js';
 import type { Metrics } from '../observability/metrics.js';
 
 /** What the router needs: the contract, the handlers that implement it, the configuration, logs and metrics. */
@@ -95,7 +96,7 @@ const named = ({ operationId, path }: RouteDefinition): Middleware => (ctx, next
 };
 
 function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: AuthGuards): Middleware {
-  const validate = compileRequestValidator(deps.contract, route.operationId);
+  const validate = compileRequestValidator(deps.contract, route.operationId, { sandbox: deps.config.sandbox !== undefined });
   const principalOf = authenticate(route, deps.config, guards);
   const handler = deps.handlers[route.operationId] as AnyHandler;
   return async (ctx) => {
@@ -146,10 +147,15 @@ export function createRouter(deps: RouterDeps): Router {
   const guards = createAuthGuards(deps.config, deps.limiters, deps.metrics, deps.logger);
   // One limit shared by every write operation of both shapes, checked before a byte of the body is read.
   const writes = writeLimit(deps.config.writesPerMinute, deps.limiters, deps.metrics, deps.logger);
+  const sandbox = deps.config.sandbox !== undefined;
   for (const route of routes) {
+    // A sandbox control is no route at all outside sandbox mode: 404, like any path the service does not have.
+    if (deps.contract.operation(route.operationId).sandboxOnly && !sandbox) continue;
     const path = toKoaPath(route.path);
     const limit = writes && WRITES.has(route.method) ? [writes] : [];
-    const chain = [named(route), ...limit, ...(route.hasBody ? [requireJson(route.bodyTypes), json] : [])];
+    // In sandbox mode, `Prefer: code=` answers the contract's example before anything else runs.
+    const preferred = sandbox ? [preferredExample(deps.contract, route)] : [];
+    const chain = [named(route), ...preferred, ...limit, ...(route.hasBody ? [requireJson(route.bodyTypes), json] : [])];
     router.register(path, route.method === 'GET' ? ['HEAD', 'GET'] : [route.method], [...chain, operationMiddleware(route, deps, guards)]);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method]);
   }

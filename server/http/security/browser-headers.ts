@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import helmet from 'koa-helmet';
 
 /** Headers a browser may read from a cross-origin response, beyond the CORS-safelisted ones. */
-const EXPOSED = ['ETag', 'Location', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Request-Id', 'Idempotent-Replayed', 'X-Total-Count'];
+const EXPOSED = ['ETag', 'Link', 'Location', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Request-Id', 'Idempotent-Replayed', 'X-Total-Count', 'Preference-Applied'];
 /** Request headers a cross-origin caller may send. */
 const ALLOWED = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id', 'x-custom-header', 'Custom-Header', 'Prefer'];
 
@@ -32,15 +32,20 @@ export const securityHeaders: Middleware = (ctx, next) => {
 export const documentHeaders = (contentSecurityPolicy: Readonly<Record<string, string[]>>): Middleware =>
   helmet({ contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy }, frameguard: { action: 'deny' } });
 
+/** A page served from this machine during development: http(s) on localhost, 127.0.0.1 or [::1], any port. */
+const LOCAL_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
+
 /**
- * CORS for the listed browser origins only, with preflight; other origins get no CORS headers at all. Every
- * response varies by Origin. Requests without an Origin (not from a browser's cross-origin fetch) skip the
- * CORS machinery: an await and a header parse that were a measurable share of a GET.
+ * CORS for the listed browser origins only (and, in sandbox mode, any local development origin), with
+ * preflight; other origins get no CORS headers at all. Every response varies by Origin. Requests without an
+ * Origin (not from a browser's cross-origin fetch) skip the CORS machinery: an await and a header parse that
+ * were a measurable share of a GET.
  */
-export function corsFor(origins: readonly string[]): Middleware {
+export function corsFor(origins: readonly string[], { localDevelopment = false } = {}): Middleware {
   const allowed = new Set(origins);
+  const admits = (origin: string) => allowed.has(origin) || (localDevelopment && LOCAL_ORIGIN.test(origin));
   const handle = cors({
-    origin: (ctx) => (allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
+    origin: (ctx) => (admits(ctx.get('Origin')) ? ctx.get('Origin') : ''),
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowHeaders: ALLOWED,
     exposeHeaders: EXPOSED,

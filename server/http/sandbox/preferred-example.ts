@@ -1,0 +1,81 @@
+import type { Middleware } from 'koa';
+import type { RouteDefinition } from '../../../generated/routes.js';
+import type { Contract } from '../contract/contract.js';
+import { HttpProblem } from '../errors/problem.js';
+
+// Sandbox only: `Prefer: code=<status>[, example=<name>]` (RFC 7240), read as Prism reads it, answers the
+// contract's example instead of running the operation, so that a frontend can show each error without
+// producing it, and switch between Prism and the sandbox by base URL alone.
+
+/** One status an operation declares: its media type, its examples by name, and its headers' example values. */
+interface DeclaredAnswer {
+  readonly status: number;
+  readonly mediaType: string | undefined;
+  readonly examples: ReadonlyMap<string, unknown>;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+interface RawResponse {
+  content?: Record<string, { examples?: Record<string, unknown> }>;
+  headers?: Record<string, unknown>;
+}
+
+/** The answers the contract declares for an operation, in the contract's order. */
+function declaredAnswers(contract: Contract, route: RouteDefinition): DeclaredAnswer[] {
+  const paths = contract.document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  const responses = paths[route.path]![route.method.toLowerCase()]!.responses;
+  return Object.entries(responses).map(([status, raw]) => {
+    const response = contract.resolve<RawResponse>(raw);
+    const [mediaType, media] = Object.entries(response.content ?? {})[0] ?? [];
+    const examples = new Map(Object.entries(media?.examples ?? {}).map(([name, example]) => [name, contract.resolve<{ value: unknown }>(example).value]));
+    const headers: Record<string, string> = {};
+    for (const [name, header] of Object.entries(response.headers ?? {})) {
+      const { schema } = contract.resolve<{ schema?: unknown }>(header);
+      const example = contract.resolve<{ example?: unknown } | undefined>(schema)?.example;
+      if (example !== undefined) headers[name] = String(example);
+    }
+    return { status: Number(status), mediaType, examples, headers };
+  });
+}
+
+/** The `code` and `example` preferences of a Prefer header; other preferences (and parameters) are not ours. */
+export function readPreferences(header: string): { code?: string; example?: string } {
+  const found: { code?: string; example?: string } = {};
+  for (const preference of header.split(',')) {
+    const [token = '', value = ''] = preference.split(';')[0]!.split('=').map((part) => part.trim());
+    const unquoted = value.replace(/^"(.*)"$/, '$1');
+    if (token.toLowerCase() === 'code') found.code = unquoted;
+    if (token.toLowerCase() === 'example') found.example = unquoted;
+  }
+  return found;
+}
+
+const refusal = (message: string) =>
+  new HttpProblem('invalid-parameter', 'The header parameters are invalid.', { errors: [{ path: '/Prefer', message }] });
+
+/** Answers the example a Prefer header asks for, or passes the request on when it asks for none. */
+export function preferredExample(contract: Contract, route: RouteDefinition): Middleware {
+  const answers = declaredAnswers(contract, route);
+  const statuses = answers.map((answer) => answer.status).join(', ');
+  return (ctx, next) => {
+    const header = ctx.get('Prefer');
+    if (header === '') return next();
+    const { code, example } = readPreferences(header);
+    if (code === undefined && example === undefined) return next();
+    const candidates = code === undefined ? answers : answers.filter((answer) => String(answer.status) === code);
+    if (candidates.length === 0) throw refusal(`asks for status ${code}, which this operation does not declare (it declares ${statuses})`);
+    const answer = example === undefined ? candidates[0]! : candidates.find((candidate) => candidate.examples.has(example));
+    if (!answer) {
+      const names = candidates.flatMap((candidate) => [...candidate.examples.keys()]).join(', ') || 'none';
+      throw refusal(`asks for example ${example}, which ${code === undefined ? 'this operation' : `status ${code}`} does not have (it has ${names})`);
+    }
+    const name = example ?? answer.examples.keys().next().value;
+    ctx.status = answer.status;
+    ctx.set(answer.headers);
+    ctx.set('Preference-Applied', name === undefined ? `code=${answer.status}` : `code=${answer.status}, example=${name}`);
+    if (answer.mediaType === undefined || name === undefined) return;
+    const value = answer.examples.get(name);
+    ctx.type = answer.mediaType;
+    ctx.body = typeof value === 'string' ? value : JSON.stringify(value);
+  };
+}

@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { contractCheckingFetch } from '../support/checking-fetch.js';
+import { freePort } from '../support/prism.js';
+
+// `make mock` and `make sandbox`, as the README tells frontend teams to run them, serve on the port asked for.
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+async function waitForServing(url: string, deadline = Date.now() + 60_000): Promise<void> {
+  while (Date.now() < deadline) {
+    if (await fetch(url).then(() => true, () => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`nothing answered at ${url}`);
+}
+
+/** Runs `make <target> <variables>` in its own process group, so that stopping it by PID stops what make runs. */
+function startMake(target: string, variables: string[]): { stop(): void } {
+  const make = spawn('make', ['--no-print-directory', target, ...variables], { cwd: root, detached: true, stdio: 'ignore' });
+  return { stop: () => process.kill(-make.pid!, 'SIGTERM') };
+}
+
+test.each([
+  ['static examples', '', (body: any) => expect(body.data.first_name).toBe('Tobias')],
+  ['generated data (MOCK_DYNAMIC=1)', 'MOCK_DYNAMIC=1', (body: any) => expect(typeof body.data.first_name).toBe('string')],
+])('make mock serves %s', async (_case, flag, expectBody) => {
+  const port = await freePort();
+  const make = startMake('mock', [`MOCK_PORT=${port}`, ...(flag ? [flag] : [])]);
+  try {
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await waitForServing(`${baseUrl}/users`);
+    const response = await contractCheckingFetch(baseUrl)(new Request(`${baseUrl}/api/users/2`));
+    expect(response.status).toBe(200);
+    expectBody(await response.json());
+  } finally {
+    make.stop();
+  }
+}, 90_000);
+
+test('make sandbox serves the demo data with its controls, on SANDBOX_PORT', async () => {
+  const port = await freePort();
+  const make = startMake('sandbox', [`SANDBOX_PORT=${port}`]);
+  try {
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await waitForServing(`${baseUrl}/healthz`, Date.now() + 120_000);
+    const check = contractCheckingFetch(baseUrl);
+    await check(new Request(`${baseUrl}/users/3`, { method: 'DELETE' }));
+    expect(((await (await check(new Request(`${baseUrl}/users`))).json()) as unknown[]).length).toBe(11);
+    expect((await check(new Request(`${baseUrl}/__sandbox/reset`, { method: 'POST' }))).status).toBe(204);
+    expect(((await (await check(new Request(`${baseUrl}/users`))).json()) as unknown[]).length).toBe(12);
+  } finally {
+    make.stop();
+  }
+}, 150_000);
