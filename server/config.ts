@@ -1,5 +1,9 @@
 import { availableParallelism } from 'node:os';
 import type { PasswordHash } from './auth/password-hash.js';
+import { DEFAULT_BODY_LIMIT_BYTES } from './http/routing/request-checks.js';
+import type { LatencyRange } from './http/sandbox/answer-delay.js';
+
+export type { LatencyRange } from './http/sandbox/answer-delay.js';
 import {
   integerIn,
   Invalid,
@@ -121,12 +125,6 @@ export interface Config {
   readonly sandbox: SandboxConfig | undefined;
 }
 
-/** Milliseconds, drawn evenly from `min` to `max` for each answer. */
-export interface LatencyRange {
-  readonly min: number;
-  readonly max: number;
-}
-
 export interface SandboxConfig {
   /** How long every answer is held back, unless a request names its own `delay`. */
   readonly latencyMs: LatencyRange;
@@ -215,7 +213,7 @@ export function loadConfig(env: Env): Config {
     basePath: read('BASE_PATH', readBasePath, ''),
     seedDemoData: read('SEED_DEMO_DATA', readBoolean, 'true'),
     logLevel: read('LOG_LEVEL', readLogLevel, 'info'),
-    bodyLimitBytes: read('BODY_LIMIT_BYTES', integerIn(1, 10 * 1024 * 1024), '65536'),
+    bodyLimitBytes: read('BODY_LIMIT_BYTES', integerIn(1, 10 * 1024 * 1024), String(DEFAULT_BODY_LIMIT_BYTES)),
     workers: read('WORKERS', readWorkers(availableParallelism()), '1'),
     idempotencyLockMs: read('IDEMPOTENCY_LOCK_SECONDS', integerIn(1, 3600), '30') * 1000,
     idempotencyKeysPerClient: read('IDEMPOTENCY_KEYS_PER_CLIENT', integerIn(1, 1_000_000), '1000'),

@@ -1,28 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import type { Write } from './group-commit.js';
-import type { UserFields } from '../domain/user.js';
+import { DEMO_USERS } from '../domain/demo-users.js';
 import type { Tables } from './tables.js';
 import { newUserRow } from './user.repository.js';
 
-/** Twelve invented people, so that documented examples such as GET /api/users/2 work on a fresh store. */
-export const DEMO_USERS: readonly UserFields[] = [
-  ['Mira', 'Castellan'],
-  ['Tobias', 'Wren'],
-  ['Priya', 'Halvorsen'],
-  ['Ezra', 'Lindqvist'],
-  ['Noor', 'Abernathy'],
-  ['Felix', 'Marchetti'],
-  ['Ines', 'Okonkwo'],
-  ['Rafael', 'Duarte'],
-  ['Hana', 'Kowalczyk'],
-  ['Oskar', 'Brennan'],
-  ['Lucia', 'Ferreira'],
-  ['Dmitri', 'Ashdown'],
-].map(([firstName = '', lastName = '']) => ({
-  firstName,
-  lastName,
-  email: `${firstName}.${lastName}@example.com`.toLowerCase(),
-}));
+export { DEMO_USERS } from '../domain/demo-users.js';
 
 const SEEDED_KEY = 'demo-data-seeded';
 

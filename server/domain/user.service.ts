@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   IdempotencyKeyInFlightError,
   IdempotencyKeyReusedError,
@@ -113,7 +112,7 @@ export function createUserService(repository: UserRepository, options: UserServi
     create: (fields) => repository.create(fields, now()),
     async createOnce(fields, request, render) {
       const at = clock();
-      const keyClaim = { owner: randomUUID(), client: request.client, now: at.toISOString(), lockedUntil: later(at, idempotencyLockMs), expiresAt: later(at, IDEMPOTENCY_KEY_TTL_MS) };
+      const keyClaim = { owner: crypto.randomUUID(), client: request.client, now: at.toISOString(), lockedUntil: later(at, idempotencyLockMs), expiresAt: later(at, IDEMPOTENCY_KEY_TTL_MS) };
       const stored = await holdKey(request, keyClaim);
       if (stored != null) return { outcome: replay(stored, render), replayed: true };
       try {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { bytesToBase64Url } from '../domain/base64.js';
 import type { UserService } from '../domain/user.service.js';
 import type { User, UserFields } from '../domain/user.js';
 
@@ -10,9 +10,11 @@ function canonicalJson(value: unknown): string {
   return `{${members.map(([key, inner]) => `${JSON.stringify(key)}:${canonicalJson(inner)}`).join(',')}}`;
 }
 
-/** A digest of what a request asks for: the operation and its body. */
-export const fingerprintOf = (operationId: string, body: unknown) =>
-  createHash('sha256').update(operationId).update('\n').update(canonicalJson(body)).digest('base64url');
+/** A digest of what a request asks for: the operation and its body (SHA-256, base64url; Web Crypto, so that browsers have it too). */
+export async function fingerprintOf(operationId: string, body: unknown): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${operationId}\n${canonicalJson(body)}`));
+  return bytesToBase64Url(new Uint8Array(digest));
+}
 
 /**
  * Creates a user and renders the reply; with an Idempotency-Key, at most once per key, and a retry gets
@@ -24,7 +26,7 @@ export async function createUserOnce<R extends { readonly headers?: Readonly<Rec
   render: (user: User) => R,
 ): Promise<R> {
   if (request.idempotencyKey === undefined) return render(await users.create(request.fields));
-  const key = { key: request.idempotencyKey, fingerprint: fingerprintOf(request.operationId, request.body), client: request.client };
+  const key = { key: request.idempotencyKey, fingerprint: await fingerprintOf(request.operationId, request.body), client: request.client };
   const { outcome, replayed } = await users.createOnce(request.fields, key, render);
   return replayed ? { ...outcome, headers: { ...outcome.headers, 'Idempotent-Replayed': 'true' } } : outcome;
 }

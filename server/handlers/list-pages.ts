@@ -1,3 +1,4 @@
+import { fromBase64Url, toBase64Url } from '../domain/base64.js';
 import { InvalidParameterError } from '../domain/errors.js';
 import { BY_ID, orderOf, orderText, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
 
@@ -18,7 +19,7 @@ const MAX_KEY_LENGTH = 1024;
  */
 export function encodeCursor(order: UserOrder, position: ListPosition): string {
   const [direction, keys] = 'after' in position ? ['a', position.after] : ['b', position.before === 'end' ? null : position.before];
-  return Buffer.from(JSON.stringify([LAYOUT, orderText(order), direction, keys])).toString('base64url');
+  return toBase64Url(JSON.stringify([LAYOUT, orderText(order), direction, keys]));
 }
 
 const isKey = (value: unknown, field: SortField) =>
@@ -32,7 +33,7 @@ export function decodeCursor(cursor: string, requested: UserOrder | undefined): 
   const invalid = () => new InvalidParameterError('cursor', 'is not a cursor this service made; use the links of a list unchanged');
   let decoded: unknown;
   try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    decoded = JSON.parse(fromBase64Url(cursor));
   } catch {
     throw invalid();
   }

@@ -8,14 +8,15 @@ import { createDocsRouter } from './docs/docs.js';
 import type { Contract } from './contract/contract.js';
 import type { Metrics } from './observability/metrics.js';
 import { observability } from './observability/observability.js';
-import { HttpProblem, problemMiddleware } from './errors/problem.js';
+import { problemMiddleware } from './errors/problem-middleware.js';
 import { clientKey } from './limits/client-address.js';
 import type { LimitReport } from './limits/limit-report.js';
 import { pipelining } from './limits/pipelining.js';
 import { requestsPerConnection } from './limits/request-count.js';
 import { requestHygiene } from './protocol/request-hygiene.js';
+import { noRoute } from './routing/request-checks.js';
 import { createRouter } from './routing/router.js';
-import { answerDelay } from './sandbox/answer-delay.js';
+import { delayedAnswers } from './sandbox/sandbox-middleware.js';
 import type { Limiters } from './limits/limiter-store.js';
 
 /** Error codes of a response whose client went away before it was complete. */
@@ -74,13 +75,13 @@ export function createApp(deps: AppDeps): Koa {
   app.use(securityHeaders);
   app.use(corsFor(deps.config.corsOrigins, { localDevelopment: deps.config.sandbox !== undefined }));
   app.use(problemMiddleware(deps.logger));
-  if (deps.config.sandbox) app.use(answerDelay(deps.contract, deps.config.sandbox.latencyMs));
+  if (deps.config.sandbox) app.use(delayedAnswers(deps.contract, deps.config.sandbox.latencyMs));
   app.use(requestHygiene);
   app.use(clientKey(hops));
   app.use(router.routes());
   app.use(createDocsRouter(deps.contract, deps.config.basePath).routes());
   app.use((ctx) => {
-    throw new HttpProblem('not-found', `No route matches ${ctx.method} ${ctx.path}.`);
+    throw noRoute(ctx.method, ctx.path);
   });
   return app;
 }

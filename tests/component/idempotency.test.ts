@@ -103,7 +103,7 @@ describeEachDialect((dialect) => {
       .insertInto('idempotency_keys')
       .values({
         key,
-        fingerprint: fingerprintOf('createUser', input),
+        fingerprint: await fingerprintOf('createUser', input),
         state: 'in-flight',
         locked_until: new Date(Date.now() - 1000).toISOString(),
         expires_at: new Date(Date.now() + 60_000).toISOString(),

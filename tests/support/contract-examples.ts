@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
-import { CONTRACT_FILE, loadContract, type Schema } from '../../server/http/contract/contract.js';
+import { loadContract, type Schema } from '../../server/http/contract/contract.js';
 import { TEST_CREDENTIALS } from './test-server.js';
 
 // The examples of the contract, with the request each names (x-request) or the condition it shows
@@ -37,8 +35,7 @@ export interface Example {
 }
 
 export const contract = loadContract();
-// Read again without the service's index, so that the examples and their extensions are all here.
-const document = parse(readFileSync(CONTRACT_FILE, 'utf8')) as Record<string, any>;
+const document = contract.document as Record<string, any>;
 
 export function collectExamples(): Example[] {
   const examples: Example[] = [];

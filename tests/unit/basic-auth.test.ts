@@ -1,5 +1,6 @@
 import { hashPassword, parsePasswordHash, verifyPassword } from '../../server/auth/password-hash.js';
-import { createBasicAuthenticator, parseBasicAuthorization } from '../../server/http/auth/basic-auth.js';
+import { createBasicAuthenticator } from '../../server/http/auth/basic-auth.js';
+import { parseBasicAuthorization } from '../../server/http/auth/basic-credentials.js';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 

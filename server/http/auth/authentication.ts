@@ -6,12 +6,11 @@ import type { Logger } from '../../logger.js';
 import type { Limiters } from '../limits/limiter-store.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createAuthThrottle, type AuthThrottle } from './auth-throttle.js';
-import { createBasicAuthenticator, parseBasicAuthorization, type BasicCheck, type BasicCredentials } from './basic-auth.js';
+import { createBasicAuthenticator, type BasicCheck } from './basic-auth.js';
+import { challenge, parseBasicAuthorization, type BasicCredentials } from './basic-credentials.js';
 import { createHashGate, type HashGate } from './hash-gate.js';
 import { HttpProblem } from '../errors/problem.js';
 
-const CHALLENGE = 'Basic realm="user-records", charset="UTF-8"';
-const challenge = () => new HttpProblem('unauthorized', 'Valid HTTP Basic credentials are required.', { headers: { 'WWW-Authenticate': CHALLENGE } });
 
 /** Establishes who calls a secured operation; resolves undefined for public ones. */
 export type Authenticate = (ctx: Context) => Promise<Principal | undefined>;

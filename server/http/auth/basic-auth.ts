@@ -2,27 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../../../generated/server/handlers.js';
 import { verifyPassword } from '../../auth/password-hash.js';
 import type { BasicSecret } from '../../config.js';
-
-/** Credentials as sent in an `Authorization: Basic` header (RFC 7617). */
-export interface BasicCredentials {
-  readonly username: string;
-  readonly password: string;
-}
-
-const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
-/** Longer credentials are refused unread: no hashing of megabytes on behalf of a stranger. */
-const MAX_ENCODED_LENGTH = 4096;
-
-/** Parses an Authorization header; undefined for anything that is not well-formed Basic credentials. */
-export function parseBasicAuthorization(header: string | undefined): BasicCredentials | undefined {
-  if (header === undefined || header.length > MAX_ENCODED_LENGTH) return undefined;
-  const encoded = BASIC.exec(header)?.[1];
-  if (encoded === undefined || encoded.length % 4 === 1) return undefined;
-  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) return undefined;
-  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
-}
+import type { BasicCredentials } from './basic-credentials.js';
 
 // Digests have a fixed length, so timingSafeEqual can compare values of any length without leaking it.
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();

@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { parse } from 'yaml';
+import { contractDocument } from '../../../generated/contract.js';
 import { ajvSchema } from './ajv-schema.js';
+
+// Browser-safe: the MSW handlers of the client package validate requests with it too (no file is read; the
+// contract arrives as generated/contract.ts, which `make check-generated` keeps equal to the YAML file).
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives one level down.
 const addFormats = addFormatsModule.default;
@@ -31,6 +32,7 @@ export interface Operation {
   readonly responses: ReadonlyMap<string, ReadonlyMap<string, Schema | undefined>>;
   /** Mounted only by a server in sandbox mode (`x-sandbox-only`). */
   readonly sandboxOnly: boolean;
+  readonly tags: readonly string[];
 }
 
 /** One failed check, as problem+json reports it. */
@@ -41,16 +43,13 @@ export interface FieldError {
 
 /** The contract file, read once. */
 export interface Contract {
-  readonly document: Record<string, unknown>;
+  readonly document: Readonly<Record<string, unknown>>;
   operation(operationId: string): Operation;
   /** Compiles a schema of this contract (its `$ref`s resolved against the contract's components). */
   compile(schema: Schema): ValidateFunction;
   /** Resolves a `#/...` JSON Pointer inside the contract. */
   resolve<T>(value: unknown): T;
 }
-
-/** The contract file in the source tree and, after `npm run build`, beside the compiled server. */
-export const CONTRACT_FILE = fileURLToPath(new URL('../../../openapi/user-records.yaml', import.meta.url));
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
@@ -84,9 +83,11 @@ export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined,
   });
 }
 
-/** Reads and indexes the contract; fails loudly if it is not the document the service was built against. */
-export function loadContract(file: string = CONTRACT_FILE): Contract {
-  const document = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+/** The service's contract, indexed once. */
+export const loadContract = (): Contract => createContract(contractDocument);
+
+/** Indexes an OpenAPI document; fails loudly on a dangling `$ref`. */
+export function createContract(document: Readonly<Record<string, unknown>>): Contract {
   const components = (document.components ?? {}) as Record<string, Record<string, unknown>>;
   const ajv = createAjv(components.schemas ?? {});
 
@@ -117,7 +118,8 @@ export function loadContract(file: string = CONTRACT_FILE): Contract {
       );
       const operationId = op.operationId as string;
       const sandboxOnly = op['x-sandbox-only'] === true;
-      operations.set(operationId, { operationId, parameters, bodySchema: body?.content?.['application/json']?.schema, responses, sandboxOnly });
+      const tags = (op.tags ?? []) as string[];
+      operations.set(operationId, { operationId, parameters, bodySchema: body?.content?.['application/json']?.schema, responses, sandboxOnly, tags });
     }
   }
 

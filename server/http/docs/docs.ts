@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { documentHeaders } from '../security/browser-headers.js';
-import { CONTRACT_FILE, type Contract } from '../contract/contract.js';
+import type { Contract } from '../contract/contract.js';
+import { CONTRACT_FILE } from '../contract/contract-file.js';
 import { HttpProblem } from '../errors/problem.js';
 import { isValidHost } from '../protocol/request-hygiene.js';
 

@@ -1,9 +1,9 @@
-import type { Context, Middleware } from 'koa';
-import { DomainError, InvalidParameterError, RequestAbandonedError, SearchesBusyError, StoreUnavailableError, type DomainErrorKind } from '../../domain/errors.js';
-import type { Logger } from '../../logger.js';
+import { DomainError, InvalidParameterError, type DomainErrorKind } from '../../domain/errors.js';
 import type { FieldError } from '../contract/contract.js';
 
-// The one module that writes application/problem+json (RFC 9457, https://www.rfc-editor.org/rfc/rfc9457).
+// What every application/problem+json answer (RFC 9457, https://www.rfc-editor.org/rfc/rfc9457) is made of:
+// its kinds, the classification of whatever was thrown, and the document. Browser-safe (the MSW handlers use
+// it); problem-middleware.ts writes it into Koa's responses.
 
 /** Kinds of problem that only the HTTP layer raises. */
 type HttpProblemKind =
@@ -28,7 +28,7 @@ type HttpProblemKind =
 export type ProblemKind = DomainErrorKind | HttpProblemKind;
 
 /** Kinds of problem the service reports, each with its status, title and any headers it always carries. */
-const PROBLEMS: Record<ProblemKind, { status: number; title: string; headers?: Record<string, string> }> = {
+export const PROBLEMS: Record<ProblemKind, { status: number; title: string; headers?: Record<string, string> }> = {
   'bad-request': { status: 400, title: 'Bad Request' },
   'invalid-parameter': { status: 400, title: 'Invalid parameter' },
   'malformed-json': { status: 400, title: 'Malformed JSON' },
@@ -78,7 +78,7 @@ const PARSER_ERRORS: Record<string, ProblemKind> = {
 };
 
 /** Classifies any thrown value; anything not raised on purpose is an internal error. */
-function classify(error: unknown): HttpProblem {
+export function classify(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (error instanceof InvalidParameterError) {
     return new HttpProblem(error.kind, error.message, { errors: [{ path: `/${error.parameter}`, message: error.problem }] });
@@ -114,40 +114,5 @@ export function problemDocument(problem: HttpProblem, instance?: string) {
 }
 
 /** The request path as a valid URI reference: stray `%` and characters a URI cannot hold are escaped. */
-const asUriReference = (path: string) =>
+export const asUriReference = (path: string) =>
   path.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/gu, (c) => encodeURIComponent(c));
-
-/** Writes a problem as the response, and names its kind in `ctx.state.problem` for the metrics. */
-export function sendProblem(ctx: Context, problem: HttpProblem): void {
-  const { status, headers, body } = problemDocument(problem, asUriReference(ctx.path));
-  ctx.state.problem = problem.kind;
-  ctx.status = status;
-  ctx.set(headers);
-  ctx.type = 'application/problem+json';
-  ctx.body = body;
-}
-
-/** Outermost middleware: every error becomes problem+json; failures nobody raised on purpose are logged, never shown. */
-export function problemMiddleware(logger: Logger): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (error) {
-      const problem = classify(error);
-      if (error instanceof StoreUnavailableError) {
-        // An outage, not a bug: one line with the store's code, no stack (an outage fails many requests at once).
-        logger.warn({ code: error.code, method: ctx.method, path: ctx.path }, 'store unavailable');
-      } else if (error instanceof RequestAbandonedError) {
-        logger.info({ method: ctx.method, path: ctx.path }, 'client went away; the work for its answer was stopped');
-      } else if (error instanceof SearchesBusyError) {
-        // A refusal of load on purpose (SEARCH_QUEUE): one line, no stack, and counted (rate_limited_total).
-        logger.warn({ method: ctx.method, path: ctx.path }, 'search refused: too many searches waiting');
-      } else if (PROBLEMS[problem.kind].status >= 500 && !(error instanceof HttpProblem)) {
-        // Only what nobody raised on purpose is a server failure. A 5xx refusal raised on purpose (a full
-        // queue of password checks, a worker's missing metrics) is logged and counted where it is decided.
-        logger.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
-      }
-      sendProblem(ctx, problem);
-    }
-  };
-}

@@ -2,10 +2,6 @@ import { Readable } from 'node:stream';
 
 const CHUNK_BYTES = 16 * 1024;
 
-/** True for values to be streamed as a JSON array rather than serialised at once. */
-export function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
-}
 
 /**
  * A JSON array, written while its items are still being read. Until the first chunk is full nothing is sent:

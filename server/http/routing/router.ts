@@ -9,12 +9,13 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { authenticate, createAuthGuards, type AuthGuards } from '../auth/authentication.js';
 import type { Contract } from '../contract/contract.js';
-import { isAsyncIterable, jsonArray } from './json-stream.js';
-import { HttpProblem } from '../errors/problem.js';
+import { jsonArray } from './json-stream.js';
+import { isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
+import { allowOf, bodyTypeProblem, emptyBodyProblem, isEmptyBody, methodNotAllowed } from './request-checks.js';
 import { compileRequestValidator } from '../contract/request-validation.js';
 import type { Limiters } from '../limits/limiter-store.js';
 import { writeLimit } from '../limits/write-limit.js';
-import { preferredExample } from '../sandbox/preferred-example.js';
+import { preferredExample } from '../sandbox/sandbox-middleware.js';
 import type { Metrics } from '../observability/metrics.js';
 
 /** What the router needs: the contract, the handlers that implement it, the configuration, logs and metrics. */
@@ -31,13 +32,6 @@ export interface RouterDeps {
 /** Methods that change the store: creates, replaces, updates and deletes. */
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** What every handler returns, seen from the HTTP layer. */
-interface AnyReply {
-  readonly status: number;
-  readonly body?: unknown;
-  readonly headers?: Readonly<Record<string, string>>;
-}
-type AnyHandler = (request: unknown) => Promise<AnyReply>;
 
 /** `/users/{id}` → `/users/:id` */
 const toKoaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
@@ -48,8 +42,7 @@ async function writeReply(ctx: Context, reply: AnyReply): Promise<void> {
   ctx.status = reply.status;
   if (reply.headers) ctx.set(reply.headers);
   if (body === undefined) return;
-  if (array) ctx.type = 'application/json; charset=utf-8';
-  else if (typeof body === 'string') ctx.type = 'text/plain; charset=utf-8';
+  if (array || typeof body === 'string') ctx.type = mediaTypeOf(reply.body);
   if (body instanceof Readable) {
     // Headers are gone by the time a stream fails: cut the connection so the client sees a broken body,
     // never a short one that parses. Koa reports the error to app.on('error').
@@ -71,21 +64,11 @@ function abandonment(res: ServerResponse): AbortSignal {
 }
 
 /** Rejects bodies that are not JSON before a byte of them is read. */
-const requireJson = (bodyTypes: readonly string[]): Middleware => {
-  const accepted = bodyTypes.join(' or ');
-  return (ctx, next) => {
-    // Without Content-Length or Transfer-Encoding a request has no body, whatever its Content-Type says
-    // (RFC 9112 §6.3), and type-is matches no type against it.
-    const { headers } = ctx.req;
-    if (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) {
-      throw new HttpProblem('malformed-json', 'The request has no body; a JSON value is required.');
-    }
-    if (!ctx.is(...bodyTypes)) {
-      const given = ctx.get('content-type') || 'none';
-      throw new HttpProblem('unsupported-media-type', `The request body must be ${accepted} (got ${given}).`);
-    }
-    return next();
-  };
+const requireJson = (bodyTypes: readonly string[]): Middleware => (ctx, next) => {
+  const { headers } = ctx.req;
+  const problem = bodyTypeProblem(ctx.get('content-type'), headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined, bodyTypes);
+  if (problem) throw problem;
+  return next();
 };
 
 /** Names the operation (and its route) first, so that even a request refused before its handler is logged, measured and traced under it. */
@@ -103,9 +86,7 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
     const principal = await principalOf(ctx);
     const { body, rawBody } = ctx.request as { body?: unknown; rawBody?: string };
     // koa-bodyparser (non-strict) hands an empty body over as '', as it does the JSON string "": tell them apart.
-    if (route.hasBody && (rawBody ?? '').trim() === '') {
-      throw new HttpProblem('malformed-json', 'The request body is empty; a JSON value is required.');
-    }
+    if (route.hasBody && isEmptyBody(rawBody ?? '')) throw emptyBodyProblem();
     const request = validate({ path: ctx.params, query: ctx.query, header: ctx.headers, body });
     let signal: AbortSignal | undefined;
     await writeReply(
@@ -125,16 +106,14 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
 
 /** Answers methods the contract does not declare on a known path: 405 with `Allow`, or 204 to OPTIONS. */
 function otherMethods(methods: readonly string[]): Middleware {
-  const allow = [...new Set([...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'])].sort().join(', ');
+  const allow = allowOf(methods);
   return (ctx) => {
     ctx.set('Allow', allow);
     if (ctx.method === 'OPTIONS') {
       ctx.status = 204;
       return;
     }
-    throw new HttpProblem('method-not-allowed', `${ctx.method} is not allowed here; use ${allow}.`, {
-      headers: { Allow: allow },
-    });
+    throw methodNotAllowed(ctx.method, allow);
   };
 }
 

@@ -1,11 +1,11 @@
-import type { Middleware } from 'koa';
 import type { RouteDefinition } from '../../../generated/routes.js';
 import type { Contract } from '../contract/contract.js';
 import { HttpProblem } from '../errors/problem.js';
 
 // Sandbox only: `Prefer: code=<status>[, example=<name>]` (RFC 7240), read as Prism reads it, answers the
 // contract's example instead of running the operation, so that a frontend can show each error without
-// producing it, and switch between Prism and the sandbox by base URL alone.
+// producing it, and switch between Prism and the sandbox by base URL alone. Browser-safe: the MSW handlers
+// answer Prefer with it too; sandbox-middleware.ts applies it in Koa.
 
 /** One status an operation declares: its media type, its examples by name, and its headers' example values. */
 interface DeclaredAnswer {
@@ -53,15 +53,24 @@ export function readPreferences(header: string): { code?: string; example?: stri
 const refusal = (message: string) =>
   new HttpProblem('invalid-parameter', 'The header parameters are invalid.', { errors: [{ path: '/Prefer', message }] });
 
-/** Answers the example a Prefer header asks for, or passes the request on when it asks for none. */
-export function preferredExample(contract: Contract, route: RouteDefinition): Middleware {
+/** The answer a Prefer header asks for: status, headers (with `Preference-Applied`) and body, if any. */
+export interface PreferredAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly mediaType?: string;
+  readonly body?: string;
+}
+
+/**
+ * Picks, for one operation, the example a Prefer header asks for: undefined when it asks for none (the
+ * operation then runs); a 400 problem when it asks for a status or example the operation does not have.
+ */
+export function examplePicker(contract: Contract, route: RouteDefinition): (prefer: string) => PreferredAnswer | undefined {
   const answers = declaredAnswers(contract, route);
   const statuses = answers.map((answer) => answer.status).join(', ');
-  return (ctx, next) => {
-    const header = ctx.get('Prefer');
-    if (header === '') return next();
-    const { code, example } = readPreferences(header);
-    if (code === undefined && example === undefined) return next();
+  return (prefer) => {
+    const { code, example } = readPreferences(prefer);
+    if (code === undefined && example === undefined) return undefined;
     const candidates = code === undefined ? answers : answers.filter((answer) => String(answer.status) === code);
     if (candidates.length === 0) throw refusal(`asks for status ${code}, which this operation does not declare (it declares ${statuses})`);
     const answer = example === undefined ? candidates[0]! : candidates.find((candidate) => candidate.examples.has(example));
@@ -70,12 +79,10 @@ export function preferredExample(contract: Contract, route: RouteDefinition): Mi
       throw refusal(`asks for example ${example}, which ${code === undefined ? 'this operation' : `status ${code}`} does not have (it has ${names})`);
     }
     const name = example ?? answer.examples.keys().next().value;
-    ctx.status = answer.status;
-    ctx.set(answer.headers);
-    ctx.set('Preference-Applied', name === undefined ? `code=${answer.status}` : `code=${answer.status}, example=${name}`);
-    if (answer.mediaType === undefined || name === undefined) return;
+    const applied = name === undefined ? `code=${answer.status}` : `code=${answer.status}, example=${name}`;
+    const headers = { ...answer.headers, 'Preference-Applied': applied };
+    if (answer.mediaType === undefined || name === undefined) return { status: answer.status, headers };
     const value = answer.examples.get(name);
-    ctx.type = answer.mediaType;
-    ctx.body = typeof value === 'string' ? value : JSON.stringify(value);
+    return { status: answer.status, headers, mediaType: answer.mediaType, body: typeof value === 'string' ? value : JSON.stringify(value) };
   };
 }

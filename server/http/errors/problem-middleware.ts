@@ -1,0 +1,41 @@
+import type { Context, Middleware } from 'koa';
+import { RequestAbandonedError, SearchesBusyError, StoreUnavailableError } from '../../domain/errors.js';
+import type { Logger } from '../../logger.js';
+import { asUriReference, classify, HttpProblem, problemDocument, PROBLEMS } from './problem.js';
+
+// The one middleware that writes application/problem+json into Koa's responses.
+
+/** Writes a problem as the response, and names its kind in `ctx.state.problem` for the metrics. */
+export function sendProblem(ctx: Context, problem: HttpProblem): void {
+  const { status, headers, body } = problemDocument(problem, asUriReference(ctx.path));
+  ctx.state.problem = problem.kind;
+  ctx.status = status;
+  ctx.set(headers);
+  ctx.type = 'application/problem+json';
+  ctx.body = body;
+}
+
+/** Outermost middleware: every error becomes problem+json; failures nobody raised on purpose are logged, never shown. */
+export function problemMiddleware(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      const problem = classify(error);
+      if (error instanceof StoreUnavailableError) {
+        // An outage, not a bug: one line with the store's code, no stack (an outage fails many requests at once).
+        logger.warn({ code: error.code, method: ctx.method, path: ctx.path }, 'store unavailable');
+      } else if (error instanceof RequestAbandonedError) {
+        logger.info({ method: ctx.method, path: ctx.path }, 'client went away; the work for its answer was stopped');
+      } else if (error instanceof SearchesBusyError) {
+        // A refusal of load on purpose (SEARCH_QUEUE): one line, no stack, and counted (rate_limited_total).
+        logger.warn({ method: ctx.method, path: ctx.path }, 'search refused: too many searches waiting');
+      } else if (PROBLEMS[problem.kind].status >= 500 && !(error instanceof HttpProblem)) {
+        // Only what nobody raised on purpose is a server failure. A 5xx refusal raised on purpose (a full
+        // queue of password checks, a worker's missing metrics) is logged and counted where it is decided.
+        logger.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
+      }
+      sendProblem(ctx, problem);
+    }
+  };
+}

@@ -1,0 +1,45 @@
+import contentType from 'content-type';
+import { HttpProblem } from '../errors/problem.js';
+
+// The checks of a request that come before its operation runs, written once for the Koa router and for the
+// MSW handlers of the client package (fetch-dispatch.ts), so that both refuse the same requests alike.
+// Browser-safe.
+
+/**
+ * Refuses a body that is missing or not of the operation's media types, before a byte of it is read. Without
+ * Content-Length or Transfer-Encoding a request has no body, whatever its Content-Type says (RFC 9112 §6.3).
+ */
+export function bodyTypeProblem(given: string, hasBody: boolean, bodyTypes: readonly string[]): HttpProblem | undefined {
+  if (!hasBody) return new HttpProblem('malformed-json', 'The request has no body; a JSON value is required.');
+  if (!bodyTypes.includes(mediaTypeOf(given) ?? '')) {
+    return new HttpProblem('unsupported-media-type', `The request body must be ${bodyTypes.join(' or ')} (got ${given || 'none'}).`);
+  }
+  return undefined;
+}
+
+/** The media type of a Content-Type header, lower case, without parameters; undefined unless well-formed (RFC 9110 §8.3). */
+function mediaTypeOf(header: string): string | undefined {
+  try {
+    return contentType.parse(header).type;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Largest request body accepted unless configured (BODY_LIMIT_BYTES): 64 KiB. */
+export const DEFAULT_BODY_LIMIT_BYTES = 65_536;
+
+/** A body of only white space; the JSON parser (non-strict) would hand it over as '', as it does the JSON string "". */
+export const isEmptyBody = (text: string): boolean => text.trim() === '';
+export const emptyBodyProblem = () => new HttpProblem('malformed-json', 'The request body is empty; a JSON value is required.');
+
+/** The `Allow` header of a path whose operations use these methods: HEAD with GET, and always OPTIONS. */
+export const allowOf = (methods: readonly string[]): string =>
+  [...new Set([...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'])].sort().join(', ');
+
+/** A method the contract does not declare on a known path. */
+export const methodNotAllowed = (method: string, allow: string) =>
+  new HttpProblem('method-not-allowed', `${method} is not allowed here; use ${allow}.`, { headers: { Allow: allow } });
+
+/** A path the service does not have. */
+export const noRoute = (method: string, path: string) => new HttpProblem('not-found', `No route matches ${method} ${path}.`);

@@ -1,0 +1,44 @@
+import type { Context, Middleware } from 'koa';
+import type { RouteDefinition } from '../../../generated/routes.js';
+import type { LatencyRange } from '../../config.js';
+import type { Contract } from '../contract/contract.js';
+import { answerDelay, hold } from './answer-delay.js';
+import { examplePicker } from './preferred-example.js';
+
+// The sandbox's controls in Koa (mounted only in sandbox mode): the answer's delay, and Prefer.
+
+/** A signal that aborts when the response closes before it was finished (the client went away). */
+function closing(ctx: Context): AbortSignal {
+  const controller = new AbortController();
+  if (ctx.res.closed) controller.abort();
+  else ctx.res.once('close', () => controller.abort());
+  return controller.signal;
+}
+
+/** Holds back every answer, problems included; a `delay` out of range is refused (400) at once. */
+export function delayedAnswers(contract: Contract, latency: LatencyRange): Middleware {
+  const delayOf = answerDelay(contract, latency);
+  return async (ctx, next) => {
+    const ms = delayOf(ctx.query);
+    try {
+      await next();
+    } finally {
+      if (ms > 0) await hold(ms, closing(ctx));
+    }
+  };
+}
+
+/** Answers the example a Prefer header asks for, or passes the request on when it asks for none. */
+export function preferredExample(contract: Contract, route: RouteDefinition): Middleware {
+  const pick = examplePicker(contract, route);
+  return (ctx, next) => {
+    const prefer = ctx.get('Prefer');
+    const answer = prefer === '' ? undefined : pick(prefer);
+    if (!answer) return next();
+    ctx.status = answer.status;
+    ctx.set(answer.headers);
+    if (answer.body === undefined) return;
+    ctx.type = answer.mediaType!;
+    ctx.body = answer.body;
+  };
+}
