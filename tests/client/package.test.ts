@@ -1,13 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TEST_CREDENTIALS, useTestServer } from '../support/test-server.js';
 
-// What a developer does with the client: `npm pack`, install the tarball into a fresh project, import it,
-// type-check against its .d.ts files, and call a running server.
+// What a developer does with the client: `npm pack`, install the tarball into a fresh project (with msw, the
+// peer of its MSW handlers), import it, type-check against its .d.ts files, and call a running server or the
+// MSW handlers.
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -19,7 +20,8 @@ beforeAll(async () => {
   await run('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: join(root, 'client') });
   const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'))!;
   writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`], { cwd: scratch });
+  const msw = `msw@${JSON.parse(readFileSync(join(root, 'node_modules/msw/package.json'), 'utf8')).version}`;
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`, msw], { cwd: scratch });
 }, 180_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -61,11 +63,61 @@ export async function main(): Promise<string | undefined> {
 `,
   );
   writeFileSync(
+    join(scratch, 'mocks.ts'),
+    `import type { HttpHandler } from 'msw';
+import { createMockHandlers, type MockHandlers } from '@user-records/client/msw';
+const handlers: MockHandlers = createMockHandlers({ baseUrl: 'http://api.test', credentials: { username: 'me', password: 'pw' } });
+const asMsw: HttpHandler[] = handlers;
+handlers.reset();
+// @ts-expect-error a base URL is required
+createMockHandlers({});
+export { asMsw };
+`,
+  );
+  writeFileSync(
     join(scratch, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] },
-      files: ['use.ts'],
+      files: ['use.ts', 'mocks.ts'],
     }),
   );
   await expect(run(join(root, 'node_modules/.bin/tsc'), ['-p', scratch], { cwd: scratch })).resolves.toBeDefined();
+});
+
+test('its MSW entry answers as the service, in a project that installed msw', async () => {
+  writeFileSync(
+    join(scratch, 'mock.mjs'),
+    `import { setupServer } from 'msw/node';
+import { createUserRecordsClient } from '@user-records/client';
+import { createMockHandlers } from '@user-records/client/msw';
+const baseUrl = 'http://api.test';
+const handlers = createMockHandlers({ baseUrl });
+const server = setupServer(...handlers);
+server.listen({ onUnhandledRequest: 'error' });
+const client = createUserRecordsClient({ baseUrl, credentials: { username: 'admin', password: 'dev-password' } });
+const created = await client.POST('/users', { body: { firstName: 'Mocked', lastName: 'User', email: 'mocked@example.com' } });
+const listed = await client.GET('/users');
+const invalid = await client.POST('/api/users', { body: { name: 'A B', email: 'nope' } });
+const secret = await client.GET('/protected-resource', { parseAs: 'text' });
+handlers.reset();
+const afterReset = await client.GET('/users');
+server.close();
+console.log(JSON.stringify({ created: created.data, listed: listed.data.length, invalid: invalid.error, secret: secret.data, afterReset: afterReset.data.length }));
+`,
+  );
+  const { stdout } = await run(process.execPath, ['mock.mjs'], { cwd: scratch });
+  expect(JSON.parse(stdout)).toEqual({
+    created: { id: 13, firstName: 'Mocked', lastName: 'User', email: 'mocked@example.com' },
+    listed: 13,
+    invalid: {
+      type: 'urn:user-records:problem:validation-failed',
+      title: 'Validation failed',
+      status: 422,
+      detail: 'The request body does not match the schema.',
+      instance: '/api/users',
+      errors: [{ path: '/email', message: 'must match format "email"' }],
+    },
+    secret: 'Hello, admin. You are authenticated.',
+    afterReset: 12,
+  });
 });

@@ -3,12 +3,13 @@ import { DEMO_USERS } from '../../server/db/demo-data.js';
 import { contractCheckingFetch } from '../support/checking-fetch.js';
 
 // How a client uses the service, written once with the typed client and run against every target: the real
-// server, the Prism mock, the real server behind `prism proxy --errors`, and the sandbox. Every response
+// server, the Prism mock, the real server behind `prism proxy --errors`, the sandbox, and the MSW handlers of
+// the client package. Every response
 // also passes through contractCheckingFetch. A stateless mock cannot remember or echo, so assertions
 // about state are made only where the target is stateful.
 
-/** Which kind of target: the real server, the Prism mock, the real server behind the Prism proxy, or the sandbox (`make sandbox`). */
-export type TargetKind = 'server' | 'mock' | 'proxy' | 'sandbox';
+/** Which kind of target: the real server, the Prism mock, the real server behind the Prism proxy, the sandbox (`make sandbox`), or the MSW handlers. */
+export type TargetKind = 'server' | 'mock' | 'proxy' | 'sandbox' | 'msw';
 
 /** Where a target listens, known once the suite's beforeAll has started it. */
 export interface ScenarioTarget {
@@ -233,7 +234,7 @@ export function describeScenarios(kind: TargetKind, target: () => ScenarioTarget
       expect(response.status).toBe(422);
     });
 
-    only(['server', 'proxy', 'sandbox'])('a body over the size limit is a 413 problem', async () => {
+    only(['server', 'proxy', 'sandbox', 'msw'])('a body over the size limit is a 413 problem', async () => {
       const body = { firstName: 'A', lastName: 'x'.repeat(70_000), email: 'a@example.com' };
       const { error, response } = await client.POST('/users', { body });
       expect(response.status).toBe(413);
@@ -256,7 +257,7 @@ export function describeScenarios(kind: TargetKind, target: () => ScenarioTarget
       expect(response.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
     });
 
-    only(['server', 'proxy', 'sandbox'])('a wrong password is a 401 problem with the challenge', async () => {
+    only(['server', 'proxy', 'sandbox', 'msw'])('a wrong password is a 401 problem with the challenge', async () => {
       const { username } = target().credentials;
       const wrong = createUserRecordsClient({ baseUrl: target().baseUrl, credentials: { username, password: 'wrong' }, fetch: check });
       const { error, response } = await wrong.GET('/protected-resource', { parseAs: 'text' });
@@ -267,7 +268,9 @@ export function describeScenarios(kind: TargetKind, target: () => ScenarioTarget
   });
 
   describe('outside the operations', () => {
-    test('an unknown path is a 404 problem', async () => {
+    // The MSW handlers pass a path the contract does not have on (to MSW's onUnhandledRequest), so that a
+    // page on the same origin as the mocked service still loads its own files.
+    only(['server', 'mock', 'proxy', 'sandbox'])('an unknown path is a 404 problem', async () => {
       const response = await check(new Request(`${target().baseUrl}/no-such-thing`));
       expect(response.status).toBe(404);
       expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);

@@ -1,0 +1,54 @@
+import { http, type HttpHandler } from 'msw';
+import { createMemoryRepository } from '../../server/db/memory.repository.js';
+import { createUserService } from '../../server/domain/user.service.js';
+import { createHandlers } from '../../server/handlers/index.js';
+import { loadContract } from '../../server/http/contract/contract.js';
+import { createFetchDispatch } from '../../server/http/routing/fetch-dispatch.js';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../../server/http/routing/request-checks.js';
+import type { BasicCredentials } from './index.js';
+
+// `@user-records/client/msw`: MSW handlers that answer as the service does, because they run the service's
+// own handlers, domain, request checks and validation, over an in-memory store that starts as the 12 demo
+// users. For Vitest or Jest (msw/node) and for the browser (msw/browser). Browser-safe: `make typecheck`
+// checks this package as browser code.
+
+/** Options of createMockHandlers. */
+export interface MockHandlersOptions {
+  /** Where the service would be, including any base path: `http://api.test`, or your page's origin plus a path. */
+  readonly baseUrl: string;
+  /** The one user the protected resource admits: by default `admin` / `dev-password`, as `make run` and `make sandbox`. */
+  readonly credentials?: BasicCredentials;
+}
+
+/** The handlers, to give to `setupServer(...handlers)` or `setupWorker(...handlers)`, and their store's reset. */
+export type MockHandlers = HttpHandler[] & {
+  /** Puts the store back to the 12 demo users, ids from 1, no idempotency keys: call it between tests. */
+  reset(): void;
+};
+
+/** Operations for operators (health, readiness, metrics) are the server process's own; a mock has none to report. */
+const OPERATORS_ONLY = 'operations';
+
+export function createMockHandlers({ baseUrl, credentials = { username: 'admin', password: 'dev-password' } }: MockHandlersOptions): MockHandlers {
+  const contract = loadContract();
+  const repository = createMemoryRepository();
+  const restoreDemoData = async () => repository.restoreDemoData(new Date().toISOString());
+  const handlers = createHandlers({
+    users: createUserService(repository),
+    basePath: new URL(baseUrl).pathname.replace(/\/$/, ''),
+    renderMetrics: () => Promise.reject(new Error('the MSW handlers do not serve /metrics')),
+    sandbox: { restoreDemoData },
+  });
+  const dispatch = createFetchDispatch({
+    contract,
+    handlers,
+    baseUrl,
+    credentials,
+    bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
+    serves: (route) => !contract.operation(route.operationId).tags.includes(OPERATORS_ONLY),
+  });
+  // One handler for the service's requests: the dispatcher finds the operation as the server's router does.
+  // The others stay unhandled, for MSW's onUnhandledRequest to decide (a page's own files load as ever).
+  const all = [http.all(({ request }) => dispatch.handles(request), ({ request }) => dispatch.answer(request))];
+  return Object.assign(all, { reset: () => void restoreDemoData() });
+}

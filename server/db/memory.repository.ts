@@ -1,0 +1,148 @@
+import { DEMO_USERS } from '../domain/demo-users.js';
+import { IdempotencyKeyInFlightError } from '../domain/errors.js';
+import { foldCase, keysOf, type ListPosition, type OrderKeys, type UserFilter, type UserOrder } from '../domain/user-query.js';
+import type { ChangeResult, IdempotencyRecord, UserRepository, VersionCondition } from '../domain/user-repository.js';
+import type { ListedUser, User, UserFields } from '../domain/user.js';
+
+// The user repository in the memory of one JavaScript realm: what the MSW handlers of the client package run
+// the service's own handlers and domain over, in Node and in browsers (it imports nothing of either). It keeps
+// the stores' rules: ids are never reused, lists fold case and compare by code point, ties go by id, and a
+// position in an order is a key the next page starts strictly after. tests/client/msw.test.ts holds it to
+// what the real stores answer.
+
+/** Code point order, as both stores sort text (JavaScript's `<` compares UTF-16 code units instead). */
+function byCodePoint(a: string, b: string): number {
+  const x = a[Symbol.iterator]();
+  const y = b[Symbol.iterator]();
+  for (;;) {
+    const [p, q] = [x.next(), y.next()];
+    if (p.done || q.done) return (p.done ? 0 : 1) - (q.done ? 0 : 1);
+    const difference = p.value.codePointAt(0)! - q.value.codePointAt(0)!;
+    if (difference !== 0) return difference;
+  }
+}
+
+/** Compares two users' keys in an order: negative when `a` comes first. */
+function compareKeys(a: OrderKeys, b: OrderKeys, order: UserOrder): number {
+  for (let i = 0; i < order.length; i++) {
+    const [x, y] = [a[i]!, b[i]!];
+    const difference = typeof x === 'number' && typeof y === 'number' ? x - y : byCodePoint(String(x), String(y));
+    if (difference !== 0) return order[i]!.descending ? -difference : difference;
+  }
+  return 0;
+}
+
+const matches = (user: User, filter: UserFilter): boolean => {
+  if (filter.email !== undefined && foldCase(user.email) !== foldCase(filter.email)) return false;
+  if (filter.search === undefined) return true;
+  const text = foldCase(filter.search);
+  return [user.firstName, user.lastName, user.email].some((field) => foldCase(field).includes(text));
+};
+
+const listed = ({ id, firstName, lastName, email }: User): ListedUser => ({ id, firstName, lastName, email });
+
+interface StoredKey extends IdempotencyRecord {
+  readonly owner: string;
+  readonly client: string;
+  readonly expiresAt: string;
+  readonly createdAt: string;
+}
+
+/** An in-memory repository, and the way to put it back to the demo data. */
+export interface MemoryRepository extends UserRepository {
+  /** Forgets every user and idempotency key and holds the demo users again, with ids from 1. */
+  restoreDemoData(now: string): void;
+}
+
+export function createMemoryRepository(now: string = new Date().toISOString()): MemoryRepository {
+  let users = new Map<number, User>();
+  let keys = new Map<string, StoredKey>();
+  let nextId = 1;
+
+  const insert = (fields: UserFields, at: string): User => {
+    const user = { id: nextId++, ...fields, createdAt: at, updatedAt: at, version: 1 };
+    users.set(user.id, user);
+    return user;
+  };
+  /** The users that match, in the order. */
+  const sorted = (filter: UserFilter, order: UserOrder): User[] =>
+    [...users.values()].filter((user) => matches(user, filter)).sort((a, b) => compareKeys(keysOf(a, order), keysOf(b, order), order));
+  const meets = (user: User, condition: VersionCondition) => condition === 'any' || condition.includes(user.version);
+  /** Applies a change if the user exists and its version meets the condition. */
+  function change<T>(id: number, condition: VersionCondition, apply: (user: User) => T): ChangeResult<T> {
+    const user = users.get(id);
+    if (!user) return { outcome: 'missing' };
+    if (!meets(user, condition)) return { outcome: 'stale', currentVersion: user.version };
+    return { outcome: 'done', value: apply(user) };
+  }
+  const update = (user: User, fields: Partial<UserFields>, at: string): User => {
+    const changed = { ...user, ...fields, updatedAt: at, version: user.version + 1 };
+    users.set(user.id, changed);
+    return changed;
+  };
+  function restoreDemoData(at: string): void {
+    users = new Map();
+    keys = new Map();
+    nextId = 1;
+    for (const fields of DEMO_USERS) insert(fields, at);
+  }
+  restoreDemoData(now);
+
+  return {
+    restoreDemoData,
+    ping: async () => undefined,
+    create: async (fields, at) => insert(fields, at),
+    findById: async (id) => users.get(id),
+    async list(filter, order) {
+      const all = sorted(filter, order).map(listed);
+      return { total: all.length, users: (async function* () { yield* all; })() };
+    },
+    count: async (filter = {}) => sorted(filter, [{ field: 'id', descending: false }]).length,
+    listSlice: async (offset, limit) => ({ users: [...users.values()].slice(offset, offset + limit).map(listed), total: users.size }),
+    listAt: async (filter, order, offset, limit) => sorted(filter, order).slice(offset, offset + limit).map(listed),
+    async listFrom(filter, order, position: ListPosition | undefined, limit) {
+      const all = sorted(filter, order);
+      if (position === undefined) return all.slice(0, limit).map(listed);
+      if ('after' in position) return all.filter((user) => compareKeys(keysOf(user, order), position.after, order) > 0).slice(0, limit).map(listed);
+      const before = position.before === 'end' ? all : all.filter((user) => compareKeys(keysOf(user, order), position.before as OrderKeys, order) < 0);
+      return before.slice(Math.max(0, before.length - limit)).map(listed);
+    },
+    replace: async (id, fields, at, condition) => change(id, condition, (user) => update(user, fields, at)),
+    patch: async (id, changes, at, condition) => change(id, condition, (user) => update(user, changes, at)),
+    delete: async (id, condition) => change(id, condition, () => void users.delete(id)),
+
+    async claimKey(key, fingerprint, claim, keysPerClient) {
+      const held = keys.get(key);
+      if (held && held.expiresAt > claim.now) return { claimed: false, record: held };
+      // An expired key is forgotten and claimed anew, as the newest of its client's.
+      keys.delete(key);
+      keys.set(key, { fingerprint, state: 'in-flight', outcome: null, lockedUntil: claim.lockedUntil, owner: claim.owner, client: claim.client, expiresAt: claim.expiresAt, createdAt: claim.now });
+      // A client keeps its newest keys only; Map order is the order they were claimed in.
+      const own = [...keys].filter(([, stored]) => stored.client === claim.client);
+      for (const [oldest] of own.slice(0, Math.max(0, own.length - keysPerClient))) keys.delete(oldest);
+      return { claimed: true };
+    },
+    async takeOverKey(key, expiredLock, { owner, lockedUntil }) {
+      const held = keys.get(key);
+      if (!held || held.state !== 'in-flight' || held.lockedUntil !== expiredLock) return false;
+      keys.set(key, { ...held, owner, lockedUntil });
+      return true;
+    },
+    async createWithKey(fields, at, key, owner) {
+      const held = keys.get(key);
+      if (!held || held.state !== 'in-flight' || held.owner !== owner) throw new IdempotencyKeyInFlightError();
+      const user = insert(fields, at);
+      keys.set(key, { ...held, state: 'done', outcome: JSON.stringify({ created: user }) });
+      return user;
+    },
+    async releaseKey(key, owner) {
+      const held = keys.get(key);
+      if (held && held.state === 'in-flight' && held.owner === owner) keys.delete(key);
+    },
+    async deleteExpiredKeys(at, limit) {
+      const expired = [...keys].filter(([, stored]) => stored.expiresAt <= at).slice(0, limit);
+      for (const [key] of expired) keys.delete(key);
+      return expired.length;
+    },
+  };
+}

@@ -1,0 +1,173 @@
+import bourne from '@hapi/bourne';
+import { routes, type RouteDefinition } from '../../../generated/routes.js';
+import type { UserRecordsHandlers } from '../../../generated/server/handlers.js';
+import { challenge, parseBasicAuthorization, type BasicCredentials } from '../auth/basic-credentials.js';
+import type { Contract } from '../contract/contract.js';
+import { compileRequestValidator, type RawRequest } from '../contract/request-validation.js';
+import { asUriReference, classify, problemDocument } from '../errors/problem.js';
+import { answerDelay, hold } from '../sandbox/answer-delay.js';
+import { examplePicker } from '../sandbox/preferred-example.js';
+import { isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
+import { allowOf, bodyTypeProblem, emptyBodyProblem, isEmptyBody, methodNotAllowed } from './request-checks.js';
+
+// The service's operations over WHATWG Request and Response, without a server: what the MSW handlers of the
+// client package run, in Node and in browsers. The steps are the Koa router's, in its order, and each is the
+// same code where it can be (the request checks, validation, the handlers, problem+json); what a process
+// adds around them (per-client limits, connection bounds, logs, metrics, security headers) is not here.
+
+/** What the dispatcher serves, and how. */
+export interface FetchDispatchOptions {
+  readonly contract: Contract;
+  readonly handlers: UserRecordsHandlers;
+  /** The URL the service is mounted at, e.g. `http://api.test` or `http://localhost:5173/api-mock`. */
+  readonly baseUrl: string;
+  /** The one user the protected resource admits. */
+  readonly credentials: BasicCredentials;
+  /** Largest request body accepted (the server's BODY_LIMIT_BYTES). */
+  readonly bodyLimitBytes: number;
+  /** Which operations to serve; the others' paths are not this dispatcher's (it answers undefined). */
+  readonly serves: (route: RouteDefinition) => boolean;
+}
+
+/** One route, compiled once: how to find it, check its requests and run it. */
+interface CompiledRoute {
+  readonly route: RouteDefinition;
+  readonly pattern: RegExp;
+  readonly validate: (raw: RawRequest) => ReturnType<ReturnType<typeof compileRequestValidator>>;
+  readonly pick: ReturnType<typeof examplePicker>;
+  readonly handler: AnyHandler;
+}
+
+/** The parameters of a path template as a pattern: `/users/{id}` → `^/users/(?<id>[^/]+)$`. */
+const patternOf = (path: string) => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, '(?<$1>[^/]+)')}$`);
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The query as Koa reads it: a name given once is a string, given again an array. */
+function queryOf(url: URL): RawRequest['query'] {
+  const query: Record<string, string | string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    const held = query[name];
+    query[name] = held === undefined ? value : [...(Array.isArray(held) ? held : [held]), value];
+  }
+  return query;
+}
+
+/** The body's text, refused past the limit as the server's body parser refuses it. */
+async function bodyText(request: Request, limit: number): Promise<string> {
+  const text = await request.text();
+  if (new TextEncoder().encode(text).length > limit) throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large', limit });
+  return text;
+}
+
+/** Parses JSON as the server's body parser does (co-body, non-strict, with @hapi/bourne refusing __proto__). */
+function parsedJson(text: string): unknown {
+  try {
+    return bourne.parse(text, { protoAction: 'error' });
+  } catch (error) {
+    throw Object.assign(error as Error, { status: 400 });
+  }
+}
+
+async function replyResponse(reply: AnyReply): Promise<Response> {
+  const headers = new Headers(reply.headers);
+  if (reply.body === undefined) return new Response(null, { status: reply.status, headers });
+  let body = reply.body;
+  if (isAsyncIterable(body)) {
+    const items: unknown[] = [];
+    for await (const item of body) items.push(item);
+    body = items;
+  }
+  headers.set('Content-Type', mediaTypeOf(reply.body));
+  return new Response(typeof body === 'string' ? body : JSON.stringify(body), { status: reply.status, headers });
+}
+
+function problemResponse(error: unknown, path: string): Response {
+  const { status, headers, body } = problemDocument(classify(error), asUriReference(path));
+  return new Response(body, { status, headers: { ...headers, 'Content-Type': 'application/problem+json' } });
+}
+
+/** The service over fetch: which requests are its own, and its answer to them. */
+export interface FetchDispatch {
+  /**
+   * Whether a request is the service's: on its base URL, on a path one of the served operations has. Others
+   * (another origin, a page's own files on the same origin) are left to whoever would get them otherwise.
+   */
+  handles(request: Request): boolean;
+  /** The service's answer to one of its requests. */
+  answer(request: Request): Promise<Response>;
+}
+
+export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatch {
+  const base = new URL(options.baseUrl);
+  const basePath = base.pathname.replace(/\/$/, '');
+  const delayOf = answerDelay(options.contract, { min: 0, max: 0 });
+  const compiled: CompiledRoute[] = routes.filter(options.serves).map((route) => ({
+    route,
+    pattern: patternOf(route.path),
+    validate: compileRequestValidator(options.contract, route.operationId, { sandbox: true }),
+    pick: examplePicker(options.contract, route),
+    handler: options.handlers[route.operationId] as AnyHandler,
+  }));
+
+  async function run(found: CompiledRoute, request: Request, url: URL, params: Record<string, string>): Promise<Response> {
+    const { route } = found;
+    const prefer = request.headers.get('prefer');
+    const preferred = prefer === null ? undefined : found.pick(prefer);
+    if (preferred) return new Response(preferred.body ?? null, { status: preferred.status, headers: { ...preferred.headers, ...(preferred.mediaType ? { 'Content-Type': preferred.mediaType } : {}) } });
+    let principal: { username: string } | undefined;
+    if (route.security.length > 0) {
+      const given = parseBasicAuthorization(request.headers.get('authorization') ?? undefined);
+      if (!given || given.username !== options.credentials.username || given.password !== options.credentials.password) throw challenge();
+      principal = { username: given.username };
+    }
+    let body: unknown;
+    if (route.hasBody) {
+      const problem = bodyTypeProblem(request.headers.get('content-type') ?? '', request.body !== null, route.bodyTypes);
+      if (problem) throw problem;
+      const text = await bodyText(request, options.bodyLimitBytes);
+      if (isEmptyBody(text)) throw emptyBodyProblem();
+      body = parsedJson(text);
+    }
+    const header: Record<string, string> = {};
+    request.headers.forEach((value, name) => (header[name] = value));
+    const valid = found.validate({ path: params, query: queryOf(url), header, body });
+    return replyResponse(await found.handler({ ...valid, principal, client: 'msw', signal: request.signal }));
+  }
+
+  /** The path below the base URL, if the request is on it. */
+  const pathOf = (url: URL) => (url.origin === base.origin && url.pathname.startsWith(`${basePath}/`) ? url.pathname.slice(basePath.length) : undefined);
+  const routesOn = (path: string | undefined) => (path === undefined ? [] : compiled.filter(({ pattern }) => pattern.test(path)));
+
+  const handles = (request: Request) => routesOn(pathOf(new URL(request.url))).length > 0;
+  async function answer(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const path = pathOf(url) ?? '';
+    const onPath = routesOn(path);
+    let response: Response;
+    try {
+      const ms = delayOf(queryOf(url));
+      const method = request.method === 'HEAD' ? 'GET' : request.method;
+      const found = onPath.find(({ route }) => route.method === method);
+      if (found) {
+        const params = Object.fromEntries(Object.entries(found.pattern.exec(path)!.groups ?? {}).map(([name, value]) => [name, decoded(value)]));
+        response = await run(found, request, url, params);
+      } else {
+        const allow = allowOf(onPath.map(({ route }) => route.method));
+        if (request.method === 'OPTIONS') response = new Response(null, { status: 204, headers: { Allow: allow } });
+        else throw methodNotAllowed(request.method, allow);
+      }
+      await hold(ms, request.signal);
+    } catch (error) {
+      response = problemResponse(error, path);
+    }
+    return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
+  }
+  return { handles, answer };
+}
