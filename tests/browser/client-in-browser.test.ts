@@ -84,6 +84,8 @@ describeInBrowser('the client package in Chromium', () => {
       expect(steps.afterDelete).toMatchObject({ status: 404, problem: { status: 404, title: 'Not Found' } });
       expect(steps.protected).toEqual({ status: 200, text: `Hello, ${TEST_CREDENTIALS.username}. You are authenticated.` });
       expect(steps.anonymous).toEqual({ status: 401 });
+      // Link is exposed to the page (CORS), so that it can follow a list's pages.
+      expect(steps.pages).toEqual({ first: [2, 7, 6, 4, 9], second: [3, 11, 8, 1, 10] });
       expect(problems).toEqual([]);
     });
 
@@ -142,6 +144,8 @@ describeInBrowser('the client package in Chromium', () => {
       expect(steps.readB).toEqual({ status: 200 });
       expect(steps.deleteB).toEqual({ status: 204 });
       expect(steps.afterDelete).toMatchObject({ status: 404, problem: { status: 404, title: 'Not Found', detail: 'No user has id 14.' } });
+      // By last name, descending: Wren, Okonkwo, Marchetti, Lindqvist, Kowalczyk; then the page after them.
+      expect(steps.pages).toEqual({ first: [2, 7, 6, 4, 9], second: [3, 11, 8, 1, 10] });
       expect(steps.protected).toEqual({ status: 200, text: `Hello, ${TEST_CREDENTIALS.username}. You are authenticated.` });
       expect(steps.anonymous).toEqual({ status: 401 });
       expect(problems).toEqual([]);

@@ -36,6 +36,12 @@ async function run(baseUrl: string, credentials: BasicCredentials, stateful: boo
   const gone = await client.GET('/users/{id}', { params: { path: { id: stateful ? idB : 999 } }, headers: stateful ? {} : { Prefer: 'code=404' } });
   steps.afterDelete = { status: gone.response.status, problem: gone.error };
 
+  // A page of a list, and the page its `next` link names (a cursor made and read in the browser, by the MSW handlers).
+  const first = await client.GET('/api/users', { params: { query: { per_page: 5, sort: '-last_name' } } });
+  const next = /<([^>]*)>; rel="next"/.exec(first.response.headers.get('link') ?? '')?.[1];
+  const second = next === undefined ? undefined : await (await fetch(new URL(next, baseUrl))).json();
+  steps.pages = { first: first.data?.data.map((user) => user.id), second: second?.data?.map((user: { id: number }) => user.id) };
+
   const secret = await client.GET('/protected-resource', { parseAs: 'text' });
   steps.protected = { status: secret.response.status, text: secret.data };
   const anonymous = await createUserRecordsClient({ baseUrl }).GET('/protected-resource', { parseAs: 'text' });
