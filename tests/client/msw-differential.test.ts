@@ -91,3 +91,14 @@ test.each([
   await fetch(`${sut.server.url}/__sandbox/reset`, { method: 'POST' });
   expect(await run(mockUrl, steps)).toEqual(await run(sut.server.url, steps));
 });
+
+test.each([
+  ['an empty body', ''],
+  ['white space', '  \n'],
+  ['a cut-short body', '{"firstName":'],
+  ['__proto__', '{"__proto__":{"polluted":true},"firstName":"A","lastName":"B","email":"a@example.com"}'],
+  ['a JSON string', '"text"'],
+])('the same refusal as the service for %s', async (_case, raw) => {
+  const send = async (baseUrl: string) => seen(await fetch(`${baseUrl}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw }));
+  expect(await send(mockUrl)).toEqual(await send(sut.server.url));
+});

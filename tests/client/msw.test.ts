@@ -92,6 +92,9 @@ test('delay holds the answer back; out of range it is a 400 at once', async () =
   const started = performance.now();
   expect((await fetch(`${baseUrl}/users/2?delay=0.5`)).status).toBe(200);
   expect(performance.now() - started).toBeGreaterThanOrEqual(490);
+  const heldProblem = performance.now();
+  expect((await fetch(`${baseUrl}/users/999?delay=0.5`)).status).toBe(404);
+  expect(performance.now() - heldProblem).toBeGreaterThanOrEqual(490);
   const refused = await json('/users/2?delay=11');
   expect(refused.response.status).toBe(400);
   expect(refused.body.errors).toEqual([{ path: '/delay', message: 'must be <= 10' }]);

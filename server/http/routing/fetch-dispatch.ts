@@ -121,20 +121,23 @@ export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatc
     const prefer = request.headers.get('prefer');
     const preferred = prefer === null ? undefined : found.pick(prefer);
     if (preferred) return new Response(preferred.body ?? null, { status: preferred.status, headers: { ...preferred.headers, ...(preferred.mediaType ? { 'Content-Type': preferred.mediaType } : {}) } });
+    // In the router's order: the body's type, the body parsed, the credentials, then an empty body refused.
+    let text = '';
+    let body: unknown;
+    if (route.hasBody) {
+      const problem = bodyTypeProblem(request.headers.get('content-type') ?? '', request.body !== null, route.bodyTypes);
+      if (problem) throw problem;
+      text = await bodyText(request, options.bodyLimitBytes);
+      // The server's parser hands an empty body over as it is; white space alone is malformed JSON to it.
+      body = text === '' ? text : parsedJson(text);
+    }
     let principal: { username: string } | undefined;
     if (route.security.length > 0) {
       const given = parseBasicAuthorization(request.headers.get('authorization') ?? undefined);
       if (!given || given.username !== options.credentials.username || given.password !== options.credentials.password) throw challenge();
       principal = { username: given.username };
     }
-    let body: unknown;
-    if (route.hasBody) {
-      const problem = bodyTypeProblem(request.headers.get('content-type') ?? '', request.body !== null, route.bodyTypes);
-      if (problem) throw problem;
-      const text = await bodyText(request, options.bodyLimitBytes);
-      if (isEmptyBody(text)) throw emptyBodyProblem();
-      body = parsedJson(text);
-    }
+    if (route.hasBody && isEmptyBody(text)) throw emptyBodyProblem();
     const header: Record<string, string> = {};
     request.headers.forEach((value, name) => (header[name] = value));
     const valid = found.validate({ path: params, query: queryOf(url), header, body });
@@ -151,8 +154,9 @@ export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatc
     const path = pathOf(url) ?? '';
     const onPath = routesOn(path);
     let response: Response;
+    let ms = 0;
     try {
-      const ms = delayOf(queryOf(url));
+      ms = delayOf(queryOf(url));
       const method = request.method === 'HEAD' ? 'GET' : request.method;
       const found = onPath.find(({ route }) => route.method === method);
       if (found) {
@@ -163,10 +167,11 @@ export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatc
         if (request.method === 'OPTIONS') response = new Response(null, { status: 204, headers: { Allow: allow } });
         else throw methodNotAllowed(request.method, allow);
       }
-      await hold(ms, request.signal);
     } catch (error) {
       response = problemResponse(error, path);
     }
+    // Problems are held back too, as the sandbox holds them.
+    await hold(ms, request.signal);
     return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
   }
   return { handles, answer };
