@@ -52,7 +52,7 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get one user, wrapped in `data` (shape A) */
+        /** Get one user, wrapped in data (shape A) */
         get: operations["getDemoUser"];
         /**
          * Replace a user's name and e-mail address (shape A)

@@ -116,7 +116,7 @@ export interface UserRecordsHandlers {
     | Reply<'deleteDemoUser', 429>
     | Reply<'deleteDemoUser', 503>
   >;
-  /** GET /api/users/{id}: Get one user, wrapped in `data` (shape A) */
+  /** GET /api/users/{id}: Get one user, wrapped in data (shape A) */
   getDemoUser(request: RequestOf<'getDemoUser'>): Promise<
     | Reply<'getDemoUser', 200>
     | Reply<'getDemoUser', 304>

@@ -81,7 +81,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(router.routes());
   app.use(createDocsRouter(deps.contract, deps.config.basePath).routes());
   app.use((ctx) => {
-    throw noRoute(ctx.method, ctx.path);
+    throw noRoute(ctx.method, ctx.path, `${deps.config.basePath}/docs`);
   });
   return app;
 }

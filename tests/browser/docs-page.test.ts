@@ -75,6 +75,10 @@ test('the contract is served as JSON, naming this server first, and as YAML', as
     expect(yaml.headers.get('content-type')).toBe('application/yaml; charset=utf-8');
     expect(await yaml.text()).toMatch(/^openapi: 3\.0\.3$/m);
     expect((await fetch(`${server.url}/docs/`)).status).toBe(200);
+    // Under a base path the page names its files, and the contract, under it.
+    const page = await (await fetch(`${server.url}/docs`)).text();
+    expect(page).toContain('<script src="/v1/docs/swagger-ui-bundle.js"></script>');
+    expect(await (await fetch(`${server.url}/docs/docs.js`)).text()).toContain("url: '/v1/openapi.json'");
   } finally {
     await server.cleanup();
   }

@@ -53,7 +53,7 @@ describeEachDialect((dialect) => {
     test.each(['/nope', '/api/nope', '/users/1/extra', '/users/', '/USERS', '/api/users/1/', '/api'])('%s', async (path) => {
       const res = await sut.api.get(path);
       expect(res.status).toBe(404);
-      expect(res.body.detail).toBe(`No route matches GET ${path}.`);
+      expect(res.body.detail).toBe(`No route matches GET ${path}. The API reference is at /docs.`);
     });
   });
 

@@ -49,10 +49,27 @@ test('the API reference page gets the headers of an HTML document, with a policy
   expect(res.status).toBe(200);
   const policy = res.headers.get('content-security-policy');
   expect(policy).toContain("script-src 'self'");
+  // "Try it out" may call the servers the contract lists: the Prism mock and the sandbox.
+  expect(policy).toMatch(/connect-src 'self' http:\/\/127\.0\.0\.1:3000 http:\/\/127\.0\.0\.1:4010 http:\/\/127\.0\.0\.1:4011;/);
   expect(policy).toContain("frame-ancestors 'none'");
   expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
   expect(res.headers.get('x-frame-options')).toBe('DENY');
   expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+});
+
+test('/docs is the page itself, as /docs/ is, its files named from the root (no redirect to follow)', async () => {
+  const bare = await sut.api.request('GET', '/docs', { unchecked: true });
+  const slashed = await sut.api.request('GET', '/docs/', { unchecked: true });
+  expect(bare.status).toBe(200);
+  expect(bare.text).toBe(slashed.text);
+  expect(bare.text).toContain('<script src="/docs/swagger-ui-bundle.js"></script>');
+  expect((await sut.api.request('GET', '/docs/docs.js', { unchecked: true })).text).toContain("url: '/openapi.json'");
+});
+
+test('a path the service does not have points to the API reference', async () => {
+  const res = await sut.api.get('/');
+  expect(res.status).toBe(404);
+  expect(res.body.detail).toBe('No route matches GET /. The API reference is at /docs.');
 });
 
 describe('CORS', () => {

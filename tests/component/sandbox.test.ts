@@ -22,7 +22,7 @@ describe('a normal start', () => {
   test('has no reset: 404, as for any path the service does not have', async () => {
     const res = await sut.api.post('/__sandbox/reset', undefined);
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ type: 'urn:user-records:problem:not-found', detail: 'No route matches POST /__sandbox/reset.' });
+    expect(res.body).toMatchObject({ type: 'urn:user-records:problem:not-found', detail: 'No route matches POST /__sandbox/reset. The API reference is at /docs.' });
   });
 
   test('ignores delay, even out of range, and answers at once', async () => {

@@ -6,7 +6,7 @@ import type { Context } from 'koa';
 import { documentHeaders } from '../security/browser-headers.js';
 import type { Contract } from '../contract/contract.js';
 import { CONTRACT_FILE } from '../contract/contract-file.js';
-import { HttpProblem } from '../errors/problem.js';
+import { noRoute } from '../routing/request-checks.js';
 import { isValidHost } from '../protocol/request-hygiene.js';
 
 // The interactive API reference at /docs: Swagger UI, because it alone of the candidates has "Try it out"
@@ -24,26 +24,27 @@ const ASSETS: ReadonlyMap<string, string> = new Map([
   ['favicon-16x16.png', 'image/png'],
 ]);
 
-const PAGE = `<!doctype html>
+/** The page, its files named from the root, so that it is the same page at /docs and /docs/. */
+const page = (docs: string) => `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <title>User Records Service: API reference</title>
-  <link rel="stylesheet" href="swagger-ui.css">
-  <link rel="icon" type="image/png" href="favicon-32x32.png" sizes="32x32">
+  <link rel="stylesheet" href="${docs}/swagger-ui.css">
+  <link rel="icon" type="image/png" href="${docs}/favicon-32x32.png" sizes="32x32">
 </head>
 <body>
   <div id="swagger-ui"></div>
-  <script src="swagger-ui-bundle.js"></script>
-  <script src="swagger-ui-standalone-preset.js"></script>
-  <script src="docs.js"></script>
+  <script src="${docs}/swagger-ui-bundle.js"></script>
+  <script src="${docs}/swagger-ui-standalone-preset.js"></script>
+  <script src="${docs}/docs.js"></script>
 </body>
 </html>
 `;
 
 // Started from a file rather than inline, so the strict Content-Security-Policy (script-src 'self') holds.
-const START = `window.ui = SwaggerUIBundle({
-  url: '../openapi.json',
+const start = (basePath: string) => `window.ui = SwaggerUIBundle({
+  url: '${basePath}/openapi.json',
   dom_id: '#swagger-ui',
   deepLinking: true,
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
@@ -52,17 +53,20 @@ const START = `window.ui = SwaggerUIBundle({
 });
 `;
 
-/** What the page needs and nothing more: its own scripts and styles, and calls back to this origin. */
-const DOCS_CSP = {
+/**
+ * What the page needs and nothing more: its own scripts and styles, and calls to this origin and to the
+ * servers the contract lists (the Prism mock and the sandbox), which its server list offers for "Try it out".
+ */
+const docsCsp = (servers: readonly string[]) => ({
   defaultSrc: ["'none'"],
   scriptSrc: ["'self'"],
   styleSrc: ["'self'", "'unsafe-inline'"],
   imgSrc: ["'self'", 'data:'],
-  connectSrc: ["'self'"],
+  connectSrc: ["'self'", ...servers],
   frameAncestors: ["'none'"],
   baseUri: ["'none'"],
   formAction: ["'none'"],
-};
+});
 
 /**
  * The origin the client reached, as the browser spells it. Behind a trusted proxy Koa reads it from
@@ -91,21 +95,22 @@ export function createDocsRouter(contract: Contract, basePath: string): Router {
     const here = { url: `${reachedAs(ctx)}${basePath}`, description: 'This server' };
     ctx.body = { ...contract.document, servers: [here, ...servers.filter((server) => server.url !== here.url)] };
   });
-  router.get('/docs', (ctx) => ctx.redirect(`${basePath}/docs/`));
-  router.get(['/docs/', '/docs/:file'], documentHeaders(DOCS_CSP), (ctx) => {
+  const listed = ((contract.document.servers ?? []) as { url: string }[]).map((server) => new URL(server.url).origin);
+  const [html, script] = [page(`${basePath}/docs`), start(basePath)];
+  router.get(['/docs', '/docs/', '/docs/:file'], documentHeaders(docsCsp(listed)), (ctx) => {
     const file = ctx.params.file ?? '';
     if (file === '' || file === 'index.html') {
       ctx.type = 'text/html; charset=utf-8';
-      ctx.body = PAGE;
+      ctx.body = html;
     } else if (file === 'docs.js') {
       ctx.type = 'text/javascript; charset=utf-8';
-      ctx.body = START;
+      ctx.body = script;
     } else if (ASSETS.has(file)) {
       ctx.type = ASSETS.get(file)!;
       ctx.set('Cache-Control', 'public, max-age=3600');
       ctx.body = createReadStream(join(SWAGGER_UI, file));
     } else {
-      throw new HttpProblem('not-found', `No route matches ${ctx.method} ${ctx.path}.`);
+      throw noRoute(ctx.method, ctx.path, `${basePath}/docs`);
     }
   });
   return router;

@@ -41,5 +41,6 @@ export const allowOf = (methods: readonly string[]): string =>
 export const methodNotAllowed = (method: string, allow: string) =>
   new HttpProblem('method-not-allowed', `${method} is not allowed here; use ${allow}.`, { headers: { Allow: allow } });
 
-/** A path the service does not have. */
-export const noRoute = (method: string, path: string) => new HttpProblem('not-found', `No route matches ${method} ${path}.`);
+/** A path the service does not have, with the way to the ones it has (the API reference, at `docs`). */
+export const noRoute = (method: string, path: string, docs: string) =>
+  new HttpProblem('not-found', `No route matches ${method} ${path}. The API reference is at ${docs}.`);
