@@ -55,7 +55,7 @@ run: build ## Start the server on SQLite with demo data (http://127.0.0.1:3000)
 	@BASIC_AUTH_USERNAME='$(BASIC_AUTH_USERNAME)' BASIC_AUTH_PASSWORD='$(BASIC_AUTH_PASSWORD)' \
 	PORT='$(PORT)' DATABASE_URL='$(DATABASE_URL)' exec npm start --silent
 
-mock: $(INSTALLED) ## Prism mock of the contract on 127.0.0.1:$(MOCK_PORT) (MOCK_DYNAMIC=1: generated data)
+mock: $(INSTALLED) ## Prism mock of the contract (http://127.0.0.1:4010, MOCK_PORT; MOCK_DYNAMIC=1: generated data)
 	exec node_modules/.bin/prism mock openapi/user-records.yaml -h 127.0.0.1 -p $(MOCK_PORT) $(if $(MOCK_DYNAMIC),--dynamic)
 
 # The real service on an in-memory SQLite store: every start (and every POST /__sandbox/reset) is the demo data.

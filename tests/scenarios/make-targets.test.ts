@@ -53,3 +53,16 @@ test('make sandbox serves the demo data with its controls, on SANDBOX_PORT', asy
     make.stop();
   }
 }, 150_000);
+
+test('make help names every address literally', async () => {
+  const help = await new Promise<string>((resolve, reject) => {
+    const make = spawn('make', ['--no-print-directory', 'help'], { cwd: root });
+    let out = '';
+    make.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    make.once('error', reject);
+    make.once('exit', () => resolve(out));
+  });
+  expect(help).toContain('make mock');
+  expect(help).not.toContain('$(');
+  expect(help).toMatch(/127\.0\.0\.1:4010/);
+});
