@@ -1,4 +1,5 @@
-import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import createClient, { type Client, type FetchResponse, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
+import type { MediaType, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import type { components, paths } from '../../generated/api.js';
 import { routes } from '../../generated/routes.js';
 
@@ -6,8 +7,36 @@ import { routes } from '../../generated/routes.js';
 
 export type { components, operations, paths } from '../../generated/api.js';
 
-/** The typed client: `GET`, `POST`, `PUT`, `DELETE` on the contract's paths, each returning `{ data, error, response }`. */
-export type UserRecordsClient = Client<paths>;
+type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
+
+/** What the compiler says of a path the contract does not have for the method called. */
+type UnknownPath<M extends Method, P extends string> = `${P} is not a ${Uppercase<M>} path of the User Records Service`;
+/** The path, if the contract has it for the method; otherwise the message above, which no string is. */
+type KnownPath<M extends Method, P extends string> = P extends PathsWithMethod<paths, M> ? P : UnknownPath<M, P>;
+type PathItem<M extends Method, P extends string> = P extends PathsWithMethod<paths, M> ? paths[P] : never;
+/** The operation of the method on a path the contract has (openapi-fetch's `Paths[Path][Method]`). */
+type OperationOf<M extends Method, P extends string> = Extract<PathItem<M, P>[M], Record<string | number, any>>;
+/** openapi-fetch's rule for its `init` parameter: required when the operation has required parameters or a body. */
+type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+
+/**
+ * openapi-fetch's method signature, with the path checked first: a path the contract does not have is an
+ * error that names it (`/nope is not a GET path of the User Records Service`), where openapi-fetch said
+ * only "Expected 2 arguments, but got 1".
+ */
+type CheckedMethod<M extends Method> = <P extends string, Init extends MaybeOptionalInit<PathItem<M, P>, M>>(
+  url: KnownPath<M, P>,
+  ...init: InitParam<Init>
+) => Promise<FetchResponse<OperationOf<M, P>, Init, MediaType>>;
+
+/** The typed client: `GET`, `POST`, `PUT`, `PATCH`, `DELETE` on the contract's paths, each returning `{ data, error, response }`. */
+export type UserRecordsClient = Omit<Client<paths>, 'GET' | 'PUT' | 'POST' | 'DELETE' | 'PATCH'> & {
+  GET: CheckedMethod<'get'>;
+  PUT: CheckedMethod<'put'>;
+  POST: CheckedMethod<'post'>;
+  DELETE: CheckedMethod<'delete'>;
+  PATCH: CheckedMethod<'patch'>;
+};
 
 /** An error response of the service (RFC 9457 problem details). */
 export type Problem = components['schemas']['Problem'];
@@ -63,5 +92,6 @@ export function createUserRecordsClient(options: UserRecordsClientOptions): User
     ...(options.headers ? { headers: options.headers } : {}),
   });
   if (options.credentials) client.use(basicAuthMiddleware(options.credentials));
-  return client;
+  // The same methods, typed so that an unknown path is an error that names it.
+  return client as unknown as UserRecordsClient;
 }

@@ -84,6 +84,25 @@ export { asMsw };
   await expect(run(join(root, 'node_modules/.bin/tsc'), ['-p', scratch], { cwd: scratch })).resolves.toBeDefined();
 });
 
+test('a path the contract does not have is a compile error that names it', async () => {
+  writeFileSync(
+    join(scratch, 'unknown.ts'),
+    `import { createUserRecordsClient } from '@user-records/client';
+const client = createUserRecordsClient({ baseUrl: 'http://127.0.0.1:3000' });
+export const nope = client.GET('/nope');
+export const wrongMethod = client.POST('/users/{id}', { params: { path: { id: 1 } } });
+`,
+  );
+  const options = { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] };
+  writeFileSync(join(scratch, 'tsconfig.unknown.json'), JSON.stringify({ compilerOptions: options, files: ['unknown.ts'] }));
+  const failed = await run(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.unknown.json'], { cwd: scratch }).then(
+    () => undefined,
+    (error: { stdout: string }) => error.stdout,
+  );
+  expect(failed).toContain(`Argument of type '"/nope"' is not assignable to parameter of type '"/nope is not a GET path of the User Records Service"'.`);
+  expect(failed).toContain(`Argument of type '"/users/{id}"' is not assignable to parameter of type '"/users/{id} is not a POST path of the User Records Service"'.`);
+});
+
 test('its MSW entry answers as the service, in a project that installed msw', async () => {
   writeFileSync(
     join(scratch, 'mock.mjs'),
