@@ -263,6 +263,12 @@ export interface components {
         UserId: number;
         /**
          * Format: email
+         * @description An e-mail address as the service accepts it: dot-separated runs of letters, digits and
+         *     ``!#$%&'*+/=?^_`{|}~-`` before the `@`, and a domain of at least two labels (letters, digits and inner
+         *     hyphens) after it. `format: email` alone would admit more (RFC 5321 allows `ann@localhost`,
+         *     `"ann lee"@example.com`, `ann@[127.0.0.1]`); the pattern says exactly what is accepted, so that the
+         *     mock, the client and test generators agree with the server.
+         *
          * @example tobias.wren@example.com
          */
         Email: string;
@@ -378,7 +384,7 @@ export interface components {
              * @example /email
              */
             path: string;
-            /** @example must match format "email" */
+            /** @example must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses) */
             message: string;
         };
     };

@@ -48,7 +48,7 @@ test('error statuses come back as typed problems, not exceptions', async () => {
   expect(response.status).toBe(422);
   expect(error?.status).toBe(422);
   expect(error?.detail).toBe('The request body does not match the schema.');
-  expect(error?.errors).toEqual([{ path: '/email', message: 'must match format "email"' }]);
+  expect(error?.errors).toEqual([{ path: '/email', message: 'must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses)' }]);
 });
 
 test('a conditional GET with the ETag held is a 304 without data; the header is typed', async () => {

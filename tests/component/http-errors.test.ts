@@ -167,7 +167,7 @@ describeEachDialect((dialect) => {
           { path: '/lastName', message: 'is required' },
           { path: '/extra', message: 'is not allowed' },
           { path: '/firstName', message: 'must be string' },
-          { path: '/email', message: 'must match format "email"' },
+          { path: '/email', message: 'must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses)' },
         ]),
       );
     });

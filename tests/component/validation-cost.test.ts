@@ -45,6 +45,6 @@ test('within the bound, every broken rule is reported, in words', async () => {
   expect(res.body.errors).toEqual([
     { path: '/firstName', message: 'must contain a character other than white space, and no control characters or unpaired surrogates' },
     { path: '/lastName', message: 'must not contain control characters or unpaired surrogates' },
-    { path: '/email', message: 'must match format "email"' },
+    { path: '/email', message: 'must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses)' },
   ]);
 });
