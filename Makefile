@@ -16,7 +16,7 @@ SANDBOX_LATENCY_MS ?= 0
 INSTALLED := node_modules/.installed
 JEST_FLAGS ?=
 
-.PHONY: help install chromium generate check-generated typecheck build client run mock sandbox test bench clean
+.PHONY: help install chromium generate check-generated lint typecheck build client run mock sandbox test bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -38,6 +38,9 @@ generate: $(INSTALLED) ## Regenerate generated/ from openapi/user-records.yaml
 
 check-generated: $(INSTALLED) ## Fail when generated/ differs from what the contract generates
 	scripts/check-generated.sh
+
+lint: $(INSTALLED) ## Lint the contract with Spectral: spectral:oas and the OWASP API ruleset (.spectral.yaml)
+	node_modules/.bin/spectral lint openapi/user-records.yaml --ruleset .spectral.yaml --fail-severity warn
 
 typecheck: $(INSTALLED) ## Strict type check of everything, and of the client as browser code
 	node_modules/.bin/tsc --noEmit

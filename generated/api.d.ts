@@ -52,7 +52,12 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get one user, wrapped in data (shape A) */
+        /**
+         * Get one user, wrapped in data (shape A)
+         * @description The user with this id, in shape A's field names, wrapped in `data`, with its `ETag`. With `If-None-
+         *     Match` naming its current `ETag`, `304` and no body.
+         *
+         */
         get: operations["getDemoUser"];
         /**
          * Replace a user's name and e-mail address (shape A)
@@ -60,7 +65,12 @@ export interface paths {
          */
         put: operations["replaceDemoUser"];
         post?: never;
-        /** Delete a user (shape A) */
+        /**
+         * Delete a user (shape A)
+         * @description Deletes the user; its id is never given to another. With `If-Match`, only if the user is still at a
+         *     version it names (`412` otherwise, and the user stays).
+         *
+         */
         delete: operations["deleteDemoUser"];
         options?: never;
         head?: never;
@@ -81,7 +91,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the protected resource (shape A prefix) */
+        /**
+         * Read the protected resource (shape A prefix)
+         * @description The resource behind HTTP Basic authentication, under shape A's prefix: the same as `GET /protected-
+         *     resource`.
+         *
+         */
         get: operations["getDemoProtectedResource"];
         put?: never;
         post?: never;
@@ -108,7 +123,12 @@ export interface paths {
          */
         get: operations["listUsers"];
         put?: never;
-        /** Create a user (shape B) */
+        /**
+         * Create a user (shape B)
+         * @description Stores a user from its first name, last name and e-mail address, and answers it with its new id,
+         *     `Location` and `ETag`. With `Idempotency-Key`, a retry creates nothing and gets the first answer again.
+         *
+         */
         post: operations["createUser"];
         delete?: never;
         options?: never;
@@ -129,12 +149,27 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get one user (shape B) */
+        /**
+         * Get one user (shape B)
+         * @description The user with this id, in shape B's field names, with its `ETag`. With `If-None-Match` naming its
+         *     current `ETag`, `304` and no body.
+         *
+         */
         get: operations["getUser"];
-        /** Replace a user's names and e-mail address (shape B) */
+        /**
+         * Replace a user's names and e-mail address (shape B)
+         * @description Replaces every field of the user and answers the user as stored. With `If-Match`, only if the user is
+         *     still at a version it names (`412` otherwise, and the user stays).
+         *
+         */
         put: operations["replaceUser"];
         post?: never;
-        /** Delete a user (shape B) */
+        /**
+         * Delete a user (shape B)
+         * @description Deletes the user; its id is never given to another. With `If-Match`, only if the user is still at a
+         *     version it names (`412` otherwise, and the user stays).
+         *
+         */
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
@@ -155,7 +190,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the protected resource */
+        /**
+         * Read the protected resource
+         * @description A greeting for the user whose HTTP Basic credentials are right. Without credentials, or with wrong ones,
+         *     `401` with the challenge; after too many failures from one client, `429`.
+         *
+         */
         get: operations["getProtectedResource"];
         put?: never;
         post?: never;
@@ -195,7 +235,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness - the process is up and serving */
+        /**
+         * Liveness - the process is up and serving
+         * @description `200` while the process runs and serves requests; it asks nothing of the store (see `/readyz` for that).
+         *
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -284,9 +328,13 @@ export interface components {
             data: components["schemas"]["DemoUser"];
         };
         DemoUserPage: {
+            /** Format: int32 */
             page: number;
+            /** Format: int32 */
             per_page: number;
+            /** Format: int32 */
             total: number;
+            /** Format: int32 */
             total_pages: number;
             data: components["schemas"]["DemoUser"][];
         };
@@ -296,19 +344,15 @@ export interface components {
         };
         DemoUserCreated: {
             id: components["schemas"]["UserId"];
-            /** @description The submitted name, exactly as sent. */
-            name: string;
-            /** @description The submitted e-mail address, exactly as sent. */
-            email: string;
+            name: components["schemas"]["FullName"];
+            email: components["schemas"]["Email"];
             /** Format: date-time */
             createdAt: string;
         };
         DemoUserReplaced: {
             id: components["schemas"]["UserId"];
-            /** @description The submitted name, exactly as sent. */
-            name: string;
-            /** @description The submitted e-mail address, exactly as sent. */
-            email: string;
+            name: components["schemas"]["FullName"];
+            email: components["schemas"]["Email"];
             /** Format: date-time */
             updatedAt: string;
         };
@@ -363,7 +407,10 @@ export interface components {
             type: string;
             /** @example Not Found */
             title: string;
-            /** @example 404 */
+            /**
+             * Format: int32
+             * @example 404
+             */
             status: number;
             /** @example No user has id 999. */
             detail: string;
