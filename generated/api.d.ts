@@ -419,6 +419,7 @@ export interface components {
              * @example /users/999
              */
             instance?: string;
+            /** @description Each failed check, the first 20 of them (the detail then says how many there were). */
             errors?: components["schemas"]["ValidationError"][];
         };
         Health: {

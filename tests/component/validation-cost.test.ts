@@ -48,3 +48,15 @@ test('within the bound, every broken rule is reported, in words', async () => {
     { path: '/email', message: 'must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses)' },
   ]);
 });
+
+test('a body of thousands of unknown members gets the first 20 problems and their count, not thousands', async () => {
+  const body: Record<string, unknown> = { firstName: 'A', lastName: 'B', email: 'a@example.com' };
+  for (let i = 0; i < 5000; i++) body[`k${i}`] = 1;
+  const res = await sut.api.post('/users', body);
+  expect(res.status).toBe(422);
+  expect(res.body.detail).toBe('The request body does not match the schema; the first 20 of its 5000 problems are listed.');
+  expect(res.body.errors).toHaveLength(20);
+  expect(res.body.errors[0]).toEqual({ path: '/k0', message: 'is not allowed' });
+  // Measured before: a 49 KB body got a 224 KB answer.
+  expect(res.text.length).toBeLessThan(2000);
+});
