@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
@@ -9,6 +8,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { authenticate, createAuthGuards, type AuthGuards } from '../auth/authentication.js';
 import type { Contract } from '../contract/contract.js';
+import { abandonment } from './abandonment.js';
 import { jsonArray } from './json-stream.js';
 import { isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
 import { allowOf, bodyTypeProblem, emptyBodyProblem, isEmptyBody, methodNotAllowed } from './request-checks.js';
@@ -32,7 +32,6 @@ export interface RouterDeps {
 /** Methods that change the store: creates, replaces, updates and deletes. */
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-
 /** `/users/{id}` → `/users/:id` */
 const toKoaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
@@ -49,18 +48,6 @@ async function writeReply(ctx: Context, reply: AnyReply): Promise<void> {
     body.once('error', (error) => ctx.res.destroy(error));
   }
   ctx.body = body;
-}
-
-/**
- * A signal that aborts when the response closes before it was finished: the client hung up (or its connection
- * was cut), and nobody will read the answer. A search stops at its next statement rather than examining
- * every user for nobody.
- */
-function abandonment(res: ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  if (res.closed) controller.abort();
-  else res.once('close', () => res.writableFinished || controller.abort());
-  return controller.signal;
 }
 
 /** Rejects bodies that are not JSON before a byte of them is read. */

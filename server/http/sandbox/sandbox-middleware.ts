@@ -1,19 +1,12 @@
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import type { RouteDefinition } from '../../../generated/routes.js';
 import type { LatencyRange } from '../../config.js';
 import type { Contract } from '../contract/contract.js';
+import { abandonment } from '../routing/abandonment.js';
 import { answerDelay, hold } from './answer-delay.js';
 import { examplePicker } from './preferred-example.js';
 
 // The sandbox's controls in Koa (mounted only in sandbox mode): the answer's delay, and Prefer.
-
-/** A signal that aborts when the response closes before it was finished (the client went away). */
-function closing(ctx: Context): AbortSignal {
-  const controller = new AbortController();
-  if (ctx.res.closed) controller.abort();
-  else ctx.res.once('close', () => controller.abort());
-  return controller.signal;
-}
 
 /** Holds back every answer, problems included; a `delay` out of range is refused (400) at once. */
 export function delayedAnswers(contract: Contract, latency: LatencyRange): Middleware {
@@ -23,7 +16,7 @@ export function delayedAnswers(contract: Contract, latency: LatencyRange): Middl
     try {
       await next();
     } finally {
-      if (ms > 0) await hold(ms, closing(ctx));
+      if (ms > 0) await hold(ms, abandonment(ctx.res));
     }
   };
 }
