@@ -9,9 +9,10 @@ const WINDOW_SECONDS = 60;
 
 /**
  * Limits the creates, replaces and deletes of one client (`ctx.state.client`) to `perMinute` per fixed
- * minute, so that no anonymous client can fill the store. Refusals are 429 with `Retry-After` and the
- * RateLimit-Policy / RateLimit fields of draft-ietf-httpapi-ratelimit-headers (policy "writes": quota `q`
- * per window `w` seconds; `r` remaining, `t` seconds until the quota resets). Undefined when disabled (0).
+ * minute, so that no anonymous client can fill the store. Every answer to a write that was counted carries
+ * the RateLimit-Policy / RateLimit fields of draft-ietf-httpapi-ratelimit-headers (policy "writes": quota
+ * `q` per window `w` seconds; `r` remaining, `t` seconds until the quota resets), so that a client can pace
+ * itself before it is refused; refusals are 429 with `Retry-After` too. Undefined when disabled (0).
  */
 export function writeLimit(perMinute: number, limiters: Limiters, metrics: Metrics, logger: Logger): Middleware | undefined {
   if (perMinute === 0) return undefined;
@@ -19,8 +20,9 @@ export function writeLimit(perMinute: number, limiters: Limiters, metrics: Metri
   const policy = `"writes";q=${perMinute};w=${WINDOW_SECONDS}`;
   return async (ctx, next) => {
     const client: string = ctx.state.client;
+    let counted: RateLimiterRes;
     try {
-      await limiter.consume(client);
+      counted = await limiter.consume(client);
     } catch (outcome) {
       // A store that fails rejects with an Error, not with the counts: that is a server fault, not a limit.
       if (!(outcome instanceof RateLimiterRes)) throw outcome;
@@ -31,6 +33,9 @@ export function writeLimit(perMinute: number, limiters: Limiters, metrics: Metri
         headers: { 'Retry-After': String(seconds), 'RateLimit-Policy': policy, RateLimit: `"writes";r=0;t=${seconds}` },
       });
     }
+    // Set before the operation runs, so that its problems (400, 404, 412, 413, 415, 422) carry them too.
+    ctx.set('RateLimit-Policy', policy);
+    ctx.set('RateLimit', `"writes";r=${counted.remainingPoints};t=${Math.max(1, Math.ceil(counted.msBeforeNext / 1000))}`);
     return next();
   };
 }
