@@ -57,6 +57,66 @@ describeEachDialect((dialect) => {
     });
   });
 
+  describe('an answer repeats the request only in part: a long request cannot make a long answer', () => {
+    const long = 'a'.repeat(12_000);
+    const cut = `${'a'.repeat(64)}…`;
+
+    test('a long unknown path: 64 characters in the detail, 1,024 in the instance', async () => {
+      const res = await sut.api.get(`/${long}`);
+      expect(res.status).toBe(404);
+      expect(res.body.detail).toBe(`No route matches GET /${'a'.repeat(63)}…. The API reference is at /docs.`);
+      expect(res.body.instance).toBe(`/${'a'.repeat(1023)}`);
+      expect(res.text.length).toBeLessThan(1500);
+    });
+
+    test('an instance is never cut inside an escape', async () => {
+      const res = await sut.api.get(`/users/${'%41'.repeat(400)}`);
+      expect(res.status).toBe(400);
+      expect(res.body.instance).toMatch(/^\/users\/(%41)+$/);
+      expect(res.body.instance.length).toBeLessThanOrEqual(1024);
+    });
+
+    test('a long media type', async () => {
+      const res = await sut.api.request('POST', '/users', { raw: JSON.stringify(buildUserInput()), headers: { 'content-type': `text/${long}` } });
+      expect(res.status).toBe(415);
+      expect(res.body.detail).toBe(`The request body must be application/json (got text/${'a'.repeat(59)}…).`);
+    });
+
+    test('a long Content-Encoding', async () => {
+      const res = await sut.api.request('POST', '/users', { raw: JSON.stringify(buildUserInput()), headers: { ...JSON_TYPE, 'content-encoding': long } });
+      expect(res.status).toBe(415);
+      expect(res.body.detail).toBe(`Content-Encoding ${cut} is not supported; send the body uncompressed.`);
+    });
+
+    test('a long unknown member: its pointer names it in part, whole characters only', async () => {
+      const name = `${'é'.repeat(63)}😀${'a'.repeat(3000)}`; // under this server's 4 KiB body limit
+      const raw = JSON.stringify({ ...buildUserInput(), [name]: 1 });
+      const res = await sut.api.request('POST', '/users', { raw, headers: JSON_TYPE });
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual([{ path: `/${'é'.repeat(63)}😀…`, message: 'is not allowed' }]);
+      expect(res.text.length).toBeLessThan(1000);
+    });
+
+    test('an unknown member named with / and ~ is a JSON Pointer that finds it (RFC 6901)', async () => {
+      const raw = JSON.stringify({ ...buildUserInput(), 'a/b~c': 1 });
+      const res = await sut.api.request('POST', '/users', { raw, headers: JSON_TYPE });
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual([{ path: '/a~1b~0c', message: 'is not allowed' }]);
+    });
+
+    test('a long Expect', async () => {
+      const request = Buffer.from(`GET /users HTTP/1.1\r\nHost: x\r\nExpect: ${long}\r\nConnection: close\r\n\r\n`);
+      const { responses } = await sendRaw(request, { port: sut.server.port });
+      expect(responses[0]?.status).toBe(417);
+      expect(JSON.parse(responses[0]!.body.toString())).toEqual({
+        type: 'urn:user-records:problem:expectation-failed',
+        title: 'Expectation Failed',
+        status: 417,
+        detail: `Expect: ${cut} cannot be met.`,
+      });
+    });
+  });
+
   describe('405: a method the path does not have', () => {
     test.each([
       ['PATCH', '/users', 'GET, HEAD, OPTIONS, POST'],

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { contractDocument } from '../../../generated/contract.js';
 import { ajvSchema } from './ajv-schema.js';
+import { excerpt } from '../errors/excerpt.js';
 
 // Browser-safe: the MSW handlers of the client package validate requests with it too (no file is read; the
 // contract arrives as generated/contract.ts, which `make check-generated` keeps equal to the YAML file).
@@ -68,15 +69,19 @@ function createAjv(schemas: Record<string, unknown>): Ajv {
 }
 
 /** Turns ajv's errors into `{path, message}` pairs pointing at the offending member. */
+/** A member name as one reference token of a JSON Pointer (RFC 6901 §3): `~` and `/` escaped. */
+const pointerToken = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
+
 export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined, prefix = ''): FieldError[] {
   // An `if` error only says that its `then` failed, whose own errors are reported (see ajv-schema.ts).
   return (errors ?? []).filter((error) => error.keyword !== 'if').map((error) => {
     const params = error.params as { missingProperty?: string; additionalProperty?: string };
     if (error.keyword === 'required') {
-      return { path: `${prefix}${error.instancePath}/${params.missingProperty}`, message: 'is required' };
+      return { path: `${prefix}${error.instancePath}/${pointerToken(params.missingProperty!)}`, message: 'is required' };
     }
     if (error.keyword === 'additionalProperties') {
-      return { path: `${prefix}${error.instancePath}/${params.additionalProperty}`, message: 'is not allowed' };
+      // The member's name is the client's: repeated in part, so that a long one cannot make a long answer.
+      return { path: `${prefix}${error.instancePath}/${pointerToken(excerpt(params.additionalProperty!))}`, message: 'is not allowed' };
     }
     if (error.keyword === 'pattern') {
       // Never the regular expression itself: the contract says in words what the pattern means.

@@ -1,5 +1,9 @@
 import { DomainError, InvalidParameterError, type DomainErrorKind } from '../../domain/errors.js';
 import type { FieldError } from '../contract/contract.js';
+import { EXCERPT_CHARACTERS, excerpt, INSTANCE_CHARACTERS } from './excerpt.js';
+
+/** A parser's message repeats part of the body; it is cut at this length. */
+const EXCERPT_MESSAGE = EXCERPT_CHARACTERS;
 
 // What every application/problem+json answer (RFC 9457, https://www.rfc-editor.org/rfc/rfc9457) is made of:
 // its kinds, the classification of whatever was thrown, and the document. Browser-safe (the MSW handlers use
@@ -92,9 +96,10 @@ export function classify(error: unknown): HttpProblem {
   if (parserKind === 'payload-too-large') {
     return new HttpProblem(parserKind, `The request body is larger than ${(error as { limit?: number }).limit} bytes.`);
   }
-  if (parserKind) return new HttpProblem(parserKind, (error as Error).message);
+  // raw-body's messages repeat the charset or encoding the request named.
+  if (parserKind) return new HttpProblem(parserKind, excerpt((error as Error).message, 2 * EXCERPT_MESSAGE));
   if (error instanceof SyntaxError && (error as { status?: number }).status === 400) {
-    return new HttpProblem('malformed-json', `The request body is not valid JSON: ${error.message}.`);
+    return new HttpProblem('malformed-json', `The request body is not valid JSON: ${excerpt(error.message, 2 * EXCERPT_MESSAGE)}.`);
   }
   return new HttpProblem('internal-error', 'The server could not complete the request.');
 }
@@ -113,6 +118,11 @@ export function problemDocument(problem: HttpProblem, instance?: string) {
   return { status, headers: { ...headers, ...problem.extras.headers }, body };
 }
 
-/** The request path as a valid URI reference: stray `%` and characters a URI cannot hold are escaped. */
-export const asUriReference = (path: string) =>
-  path.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/gu, (c) => encodeURIComponent(c));
+/**
+ * The request path as a valid URI reference: stray `%` and characters a URI cannot hold are escaped, and it
+ * is cut after INSTANCE_CHARACTERS (never inside an escape), so that a long path cannot make a long answer.
+ */
+export function asUriReference(path: string): string {
+  const escaped = path.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/gu, (c) => encodeURIComponent(c));
+  return escaped.length <= INSTANCE_CHARACTERS ? escaped : escaped.slice(0, INSTANCE_CHARACTERS).replace(/%[0-9A-Fa-f]?$/, '');
+}

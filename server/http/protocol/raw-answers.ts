@@ -1,6 +1,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { excerpt } from '../errors/excerpt.js';
 import { HttpProblem, problemDocument } from '../errors/problem.js';
 import { API_SECURITY_HEADERS } from '../security/browser-headers.js';
 
@@ -53,6 +54,7 @@ export function refuseTunnel(_request: IncomingMessage, socket: Duplex): void {
 
 /** An Expect header other than 100-continue cannot be met (RFC 9110 §10.1.1). */
 export function refuseExpectation(request: IncomingMessage, response: ServerResponse): void {
-  const { status, headers, body } = problemDocument(new HttpProblem('expectation-failed', `Expect: ${request.headers.expect} cannot be met.`), request.url);
+  // Like every answer written before the router, it names no instance: no operation was chosen.
+  const { status, headers, body } = problemDocument(new HttpProblem('expectation-failed', `Expect: ${excerpt(request.headers.expect ?? '')} cannot be met.`));
   response.writeHead(status, { ...API_SECURITY_HEADERS, ...headers, 'Content-Type': 'application/problem+json', Connection: 'close' }).end(body);
 }

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { excerpt } from '../errors/excerpt.js';
 import { HttpProblem } from '../errors/problem.js';
 
 /** `host[:port]` as RFC 9110 §7.2 allows it: a reg-name, IPv4 or bracketed IPv6, and an optional port. */
@@ -35,7 +36,7 @@ export const requestHygiene: Middleware = (ctx, next) => {
   }
   const coding = headers['content-encoding'];
   if (coding !== undefined && coding !== '' && coding.trim().toLowerCase() !== 'identity') {
-    throw new HttpProblem('unsupported-media-type', `Content-Encoding ${coding} is not supported; send the body uncompressed.`);
+    throw new HttpProblem('unsupported-media-type', `Content-Encoding ${excerpt(coding)} is not supported; send the body uncompressed.`);
   }
   return next();
 };

@@ -1,4 +1,5 @@
 import contentType from 'content-type';
+import { excerpt } from '../errors/excerpt.js';
 import { HttpProblem } from '../errors/problem.js';
 
 // The checks of a request that come before its operation runs, written once for the Koa router and for the
@@ -12,7 +13,7 @@ import { HttpProblem } from '../errors/problem.js';
 export function bodyTypeProblem(given: string, hasBody: boolean, bodyTypes: readonly string[]): HttpProblem | undefined {
   if (!hasBody) return new HttpProblem('malformed-json', 'The request has no body; a JSON value is required.');
   if (!bodyTypes.includes(mediaTypeOf(given) ?? '')) {
-    return new HttpProblem('unsupported-media-type', `The request body must be ${bodyTypes.join(' or ')} (got ${given || 'none'}).`);
+    return new HttpProblem('unsupported-media-type', `The request body must be ${bodyTypes.join(' or ')} (got ${excerpt(given) || 'none'}).`);
   }
   return undefined;
 }
@@ -39,8 +40,8 @@ export const allowOf = (methods: readonly string[]): string =>
 
 /** A method the contract does not declare on a known path. */
 export const methodNotAllowed = (method: string, allow: string) =>
-  new HttpProblem('method-not-allowed', `${method} is not allowed here; use ${allow}.`, { headers: { Allow: allow } });
+  new HttpProblem('method-not-allowed', `${excerpt(method)} is not allowed here; use ${allow}.`, { headers: { Allow: allow } });
 
 /** A path the service does not have, with the way to the ones it has (the API reference, at `docs`). */
 export const noRoute = (method: string, path: string, docs: string) =>
-  new HttpProblem('not-found', `No route matches ${method} ${path}. The API reference is at ${docs}.`);
+  new HttpProblem('not-found', `No route matches ${excerpt(method)} ${excerpt(path)}. The API reference is at ${docs}.`);
