@@ -52,16 +52,25 @@ export const readHops: Reader<number> = (raw) =>
 
 /** A path prefix such as `/v1`, or nothing. */
 export const readBasePath: Reader<string> = (raw) =>
-  raw === '' || /^(\/[A-Za-z0-9._~-]+)+$/.test(raw)
+  raw.length > MAX_BASE_PATH ? invalid(`must be at most ${MAX_BASE_PATH} characters`)
+  : raw === '' || /^(\/[A-Za-z0-9._~-]+)+$/.test(raw)
     ? raw
     : invalid('must be empty or a path such as /v1 (no trailing slash)');
+
+/** Longest BASE_PATH: the contract bounds the paths and links that start with it. */
+export const MAX_BASE_PATH = 200;
 
 /** Any text but the empty string. */
 export const readNonEmpty: Reader<string> = (raw) => (raw === '' ? invalid('must not be empty') : raw);
 
 /** A Basic user name: not empty, and without the `:` that ends it in the header. */
 export const readUsername: Reader<string> = (raw) =>
-  raw.includes(':') ? invalid('must not contain ":" (RFC 7617)') : readNonEmpty(raw);
+  raw.includes(':') ? invalid('must not contain ":" (RFC 7617)')
+  : [...raw].length > MAX_USERNAME ? invalid(`must be at most ${MAX_USERNAME} characters`)
+  : readNonEmpty(raw);
+
+/** Longest Basic user name: the contract bounds the protected resource's greeting, which names it. */
+export const MAX_USERNAME = 256;
 
 /** An http or https URL, such as a collector's `http://otel-collector:4318`. */
 export const readHttpUrl: Reader<string> = (raw) =>

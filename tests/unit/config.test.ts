@@ -144,6 +144,9 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud', 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
     ['BASIC_AUTH_USERNAME', 'a:b', 'BASIC_AUTH_USERNAME must not contain ":" (RFC 7617) (got "a:b")'],
     ['BASIC_AUTH_USERNAME', '', 'BASIC_AUTH_USERNAME must not be empty (got "")'],
+    // The contract bounds what names them: the greeting, Location and Link.
+    ['BASIC_AUTH_USERNAME', 'é'.repeat(257), `BASIC_AUTH_USERNAME must be at most 256 characters (got "${'é'.repeat(257)}")`],
+    ['BASE_PATH', `/${'a'.repeat(200)}`, `BASE_PATH must be at most 200 characters (got "/${'a'.repeat(200)}")`],
     ['BASIC_AUTH_PASSWORD', '', 'BASIC_AUTH_PASSWORD must not be empty'],
     ['TRUST_PROXY', 'yes', 'TRUST_PROXY must be a number of proxy hops from 0 to 10 (true = 1, false = 0) (got "yes")'],
     ['TRUST_PROXY', '11', 'TRUST_PROXY must be a number of proxy hops from 0 to 10 (true = 1, false = 0) (got "11")'],
