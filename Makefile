@@ -67,7 +67,7 @@ sandbox: build ## The real service on an in-memory store with test controls (htt
 	PORT='$(SANDBOX_PORT)' DATABASE_URL='sqlite::memory:' SANDBOX=true SANDBOX_LATENCY_MS='$(SANDBOX_LATENCY_MS)' \
 	exec npm start --silent
 
-test: check-generated typecheck build chromium ## Every check: generated code, types, unit, component, contract, client, process and browser tests
+test: check-generated lint typecheck build chromium ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
 
 bench: build ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/

@@ -402,20 +402,28 @@ export interface components {
         Problem: {
             /**
              * Format: uri-reference
+             * @description The kind of problem: `urn:user-records:problem:` and its name, which the README lists. (The Prism mock sends types of its own for requests it cannot match to the contract.)
              * @example urn:user-records:problem:not-found
              */
             type: string;
-            /** @example Not Found */
+            /**
+             * @description The short name of the kind of problem.
+             * @example Not Found
+             */
             title: string;
             /**
              * Format: int32
              * @example 404
              */
             status: number;
-            /** @example No user has id 999. */
+            /**
+             * @description What went wrong with this request, in words. It repeats parts of the request (a path, a media type) only in part: at most 64 characters of each.
+             * @example No user has id 999.
+             */
             detail: string;
             /**
              * Format: uri-reference
+             * @description The request's path; at most its first 1,024 characters.
              * @example /users/999
              */
             instance?: string;
@@ -428,11 +436,14 @@ export interface components {
         };
         ValidationError: {
             /**
-             * @description JSON Pointer to the offending member or parameter
+             * @description JSON Pointer (RFC 6901) to the offending member or parameter; an unknown member's name is repeated only in part (at most 64 characters).
              * @example /email
              */
             path: string;
-            /** @example must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses) */
+            /**
+             * @description What is wrong with it, in words.
+             * @example must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses)
+             */
             message: string;
         };
     };
@@ -557,6 +568,8 @@ export interface components {
         /** @description The body is not JSON that parses, or is missing. */
         DemoUsersBadBody: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -567,6 +580,8 @@ export interface components {
         DemoUsersKeyInFlight: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -576,6 +591,8 @@ export interface components {
         /** @description The body is larger than 64 KiB. */
         DemoUsersTooLarge: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -585,6 +602,8 @@ export interface components {
         /** @description The body is not `application/json`. */
         DemoUsersNotJson: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -594,6 +613,8 @@ export interface components {
         /** @description The body is JSON but breaks the schema, or reuses an `Idempotency-Key` with another body. */
         DemoUsersInvalid: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -633,6 +654,8 @@ export interface components {
         /** @description The id is not a positive integer, or the body is not JSON that parses. */
         DemoUserBadIdOrBody: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -651,6 +674,8 @@ export interface components {
         /** @description `If-Match` names none of the user's current versions; the user is untouched. */
         DemoUserStale: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -660,6 +685,8 @@ export interface components {
         /** @description The body is larger than 64 KiB. */
         DemoUserTooLarge: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -669,6 +696,8 @@ export interface components {
         /** @description The body is not `application/json`. */
         DemoUserNotJson: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -678,6 +707,8 @@ export interface components {
         /** @description The body is neither `application/merge-patch+json` nor `application/json`. */
         DemoUserPatchNotJson: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -687,6 +718,8 @@ export interface components {
         /** @description The body is JSON but breaks the schema. */
         DemoUserInvalid: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -696,6 +729,8 @@ export interface components {
         /** @description The patch is JSON but breaks the schema. */
         DemoUserPatchInvalid: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -744,6 +779,8 @@ export interface components {
         /** @description The body is not JSON that parses, or is missing. */
         UsersBadBody: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -754,6 +791,8 @@ export interface components {
         UsersKeyInFlight: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -763,6 +802,8 @@ export interface components {
         /** @description The body is larger than 64 KiB. */
         UsersTooLarge: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -772,6 +813,8 @@ export interface components {
         /** @description The body is not `application/json`. */
         UsersNotJson: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -781,6 +824,8 @@ export interface components {
         /** @description The body is JSON but breaks the schema, or reuses an `Idempotency-Key` with another body. */
         UsersInvalid: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -820,6 +865,8 @@ export interface components {
         /** @description The id is not a positive integer, or the body is not JSON that parses. */
         UserBadIdOrBody: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -838,6 +885,8 @@ export interface components {
         /** @description `If-Match` names none of the user's current versions; the user is untouched. */
         UserStale: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -847,6 +896,8 @@ export interface components {
         /** @description The body is larger than 64 KiB. */
         UserTooLarge: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -856,6 +907,8 @@ export interface components {
         /** @description The body is not `application/json`. */
         UserNotJson: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -865,6 +918,8 @@ export interface components {
         /** @description The body is neither `application/merge-patch+json` nor `application/json`. */
         UserPatchNotJson: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -874,6 +929,8 @@ export interface components {
         /** @description The body is JSON but breaks the schema. */
         UserInvalid: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -883,6 +940,8 @@ export interface components {
         /** @description The patch is JSON but breaks the schema. */
         UserPatchInvalid: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -903,6 +962,188 @@ export interface components {
         };
         /** @description The store cannot be reached, or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. */
         UserUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The id is not a positive integer. */
+        DemoUserBadIdToChange: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No user has this id. */
+        DemoUserNotFoundToChange: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The id is not a positive integer. */
+        UserBadIdToChange: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No user has this id. */
+        UserNotFoundToChange: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request is not HTTP/1.1 that this server can read (a malformed request line or header, a bare CR or LF, a broken chunk). Node.js refuses it before any operation is chosen, so it names no `instance`, and the connection is closed. */
+        MalformedHttp: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request head or body did not arrive in time (`HEADERS_TIMEOUT_MS`, `REQUEST_TIMEOUT_MS`): a slow or stalled client. Answered before any operation is chosen, so it names no `instance`; the connection is closed. */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request carries an `Expect` header other than `100-continue`, which no server can meet (RFC 9110 §10.1.1). Answered before any operation is chosen, so it names no `instance`; the connection is closed. */
+        ExpectationFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request line and headers together are larger than 16 KiB. Answered before any operation is chosen, so it names no `instance`; the connection is closed. */
+        HeadersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Too many creates, replaces, deletes and resets from this client within the current minute (600 by default): a reset counts as a write. Wait `Retry-After` seconds. */
+        ResetTooManyWrites: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A failure nobody foresaw. It is logged with its stack and the request id (`X-Request-Id`); the answer says nothing of it, and a retry may succeed. */
+        DemoUsersInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A failure nobody foresaw. It is logged with its stack and the request id (`X-Request-Id`); the answer says nothing of it, and a retry may succeed. */
+        DemoUserInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A failure nobody foresaw. It is logged with its stack and the request id (`X-Request-Id`); the answer says nothing of it, and a retry may succeed. */
+        DemoProtectedInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A failure nobody foresaw. It is logged with its stack and the request id (`X-Request-Id`); the answer says nothing of it, and a retry may succeed. */
+        UsersInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A failure nobody foresaw. It is logged with its stack and the request id (`X-Request-Id`); the answer says nothing of it, and a retry may succeed. */
+        UserInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A failure nobody foresaw. It is logged with its stack and the request id (`X-Request-Id`); the answer says nothing of it, and a retry may succeed. */
+        ProtectedInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A failure nobody foresaw. It is logged with its stack and the request id (`X-Request-Id`); the answer says nothing of it, and a retry may succeed. */
+        ResetInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A failure nobody foresaw. It is logged with its stack and the request id (`X-Request-Id`); the answer says nothing of it, and a retry may succeed. */
+        HealthInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A failure nobody foresaw. It is logged with its stack and the request id (`X-Request-Id`); the answer says nothing of it, and a retry may succeed. */
+        ReadinessInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A failure nobody foresaw. It is logged with its stack and the request id (`X-Request-Id`); the answer says nothing of it, and a retry may succeed. */
+        MetricsInternalError: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1003,9 +1244,9 @@ export interface components {
          * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
          */
         IdempotencyKey: string;
-        /** @description Any text; accepted and ignored. */
+        /** @description Any text of at most 4,096 characters; accepted and ignored. */
         XCustomHeader: string;
-        /** @description Any text; accepted and ignored. */
+        /** @description Any text of at most 4,096 characters; accepted and ignored. */
         CustomHeader: string;
     };
     requestBodies: {
@@ -1046,9 +1287,9 @@ export interface components {
          *     those pages exist. Targets are paths with the query, relative to the request.
          *      */
         DemoLink: string;
-        /** @description Path of the created user in shape A. */
+        /** @description Path of the created user in shape A (after `BASE_PATH`, when the deployment sets one). */
         DemoLocation: string;
-        /** @description Path of the created user in shape B. */
+        /** @description Path of the created user in shape B (after `BASE_PATH`, when the deployment sets one). */
         LocalLocation: string;
         /** @description Strong validator of the user's current version; send it back in `If-Match`. */
         ETag: string;
@@ -1056,17 +1297,18 @@ export interface components {
         IdempotentReplayed: "true";
         /** @description Seconds to wait before trying again. */
         RetryAfter: string;
-        /** @description The quota policy of the limit that refused the request (draft-ietf-httpapi-ratelimit-headers): policy
-         *     "writes" (`q` writes per window of `w` seconds) or "credentials" (`q` failed checks per `w` seconds),
-         *     per client.
+        /** @description The quota policy of the limit that counted the request (draft-ietf-httpapi-ratelimit-headers), per
+         *     client: "writes" (`q` writes per window of `w` seconds), sent with every answer to a create, replace,
+         *     change, delete or sandbox reset while `RATE_LIMIT_WRITES_PER_MINUTE` is not 0; or "credentials" (`q`
+         *     failed checks per `w` seconds), sent with a refusal for failed checks.
          *      */
         RateLimitPolicy: string;
         /** @description What is left of that quota (draft-ietf-httpapi-ratelimit-headers): `r` units remaining, and `t`
-         *     seconds until the quota is restored.
+         *     seconds until the quota is restored. A write that was refused shows `r=0`.
          *      */
         RateLimit: string;
         /** @description The Basic challenge. */
-        WwwAuthenticate: string;
+        WwwAuthenticate: "Basic realm=\"user-records\", charset=\"UTF-8\"";
     };
     pathItems: never;
 }
@@ -1114,7 +1356,7 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
                  * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
@@ -1144,6 +1386,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["DemoUsersBadQuery"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DemoUsersInternalError"];
             503: components["responses"]["DemoUsersListUnavailable"];
         };
     };
@@ -1160,7 +1406,7 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
                  * @description Makes a create safe to retry. The first request with a key creates the user; a retry with the same key
@@ -1194,6 +1440,8 @@ export interface operations {
                     Location: components["headers"]["DemoLocation"];
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1201,11 +1449,15 @@ export interface operations {
                 };
             };
             400: components["responses"]["DemoUsersBadBody"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["DemoUsersKeyInFlight"];
             413: components["responses"]["DemoUsersTooLarge"];
             415: components["responses"]["DemoUsersNotJson"];
+            417: components["responses"]["ExpectationFailed"];
             422: components["responses"]["DemoUsersInvalid"];
             429: components["responses"]["DemoUsersTooManyWrites"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DemoUsersInternalError"];
             503: components["responses"]["DemoUsersUnavailable"];
         };
     };
@@ -1222,7 +1474,7 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
                  * @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
@@ -1267,6 +1519,10 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["DemoUserBadId"];
             404: components["responses"]["DemoUserNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DemoUserInternalError"];
             503: components["responses"]["DemoUserUnavailable"];
         };
     };
@@ -1283,7 +1539,7 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
                  * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
@@ -1319,6 +1575,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1326,12 +1584,16 @@ export interface operations {
                 };
             };
             400: components["responses"]["DemoUserBadIdOrBody"];
-            404: components["responses"]["DemoUserNotFound"];
+            404: components["responses"]["DemoUserNotFoundToChange"];
+            408: components["responses"]["RequestTimeout"];
             412: components["responses"]["DemoUserStale"];
             413: components["responses"]["DemoUserTooLarge"];
             415: components["responses"]["DemoUserNotJson"];
+            417: components["responses"]["ExpectationFailed"];
             422: components["responses"]["DemoUserInvalid"];
             429: components["responses"]["DemoUserTooManyWrites"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DemoUserInternalError"];
             503: components["responses"]["DemoUserUnavailable"];
         };
     };
@@ -1348,7 +1610,7 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
                  * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
@@ -1383,14 +1645,20 @@ export interface operations {
             /** @description The user was deleted; the body is empty. */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            400: components["responses"]["DemoUserBadId"];
-            404: components["responses"]["DemoUserNotFound"];
+            400: components["responses"]["DemoUserBadIdToChange"];
+            404: components["responses"]["DemoUserNotFoundToChange"];
+            408: components["responses"]["RequestTimeout"];
             412: components["responses"]["DemoUserStale"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["DemoUserTooManyWrites"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DemoUserInternalError"];
             503: components["responses"]["DemoUserUnavailable"];
         };
     };
@@ -1407,7 +1675,7 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
                  * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
@@ -1443,6 +1711,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1450,12 +1720,16 @@ export interface operations {
                 };
             };
             400: components["responses"]["DemoUserBadIdOrBody"];
-            404: components["responses"]["DemoUserNotFound"];
+            404: components["responses"]["DemoUserNotFoundToChange"];
+            408: components["responses"]["RequestTimeout"];
             412: components["responses"]["DemoUserStale"];
             413: components["responses"]["DemoUserTooLarge"];
             415: components["responses"]["DemoUserPatchNotJson"];
+            417: components["responses"]["ExpectationFailed"];
             422: components["responses"]["DemoUserPatchInvalid"];
             429: components["responses"]["DemoUserTooManyWrites"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DemoUserInternalError"];
             503: components["responses"]["DemoUserUnavailable"];
         };
     };
@@ -1472,9 +1746,9 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "Custom-Header"?: components["parameters"]["CustomHeader"];
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
                  * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
@@ -1493,8 +1767,13 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["ProtectedText"];
+            400: components["responses"]["MalformedHttp"];
             401: components["responses"]["DemoUnauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["DemoTooManyAttempts"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DemoProtectedInternalError"];
             503: components["responses"]["DemoCredentialChecksBusy"];
         };
     };
@@ -1541,7 +1820,7 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
                  * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
@@ -1571,6 +1850,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["UsersBadQuery"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["UsersInternalError"];
             503: components["responses"]["UsersListUnavailable"];
         };
     };
@@ -1587,7 +1870,7 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
                  * @description Makes a create safe to retry. The first request with a key creates the user; a retry with the same key
@@ -1621,6 +1904,8 @@ export interface operations {
                     Location: components["headers"]["LocalLocation"];
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1628,11 +1913,15 @@ export interface operations {
                 };
             };
             400: components["responses"]["UsersBadBody"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["UsersKeyInFlight"];
             413: components["responses"]["UsersTooLarge"];
             415: components["responses"]["UsersNotJson"];
+            417: components["responses"]["ExpectationFailed"];
             422: components["responses"]["UsersInvalid"];
             429: components["responses"]["UsersTooManyWrites"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["UsersInternalError"];
             503: components["responses"]["UsersUnavailable"];
         };
     };
@@ -1649,7 +1938,7 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
                  * @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
@@ -1694,6 +1983,10 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["UserBadId"];
             404: components["responses"]["UserNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["UserInternalError"];
             503: components["responses"]["UserUnavailable"];
         };
     };
@@ -1710,7 +2003,7 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
                  * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
@@ -1746,6 +2039,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1753,12 +2048,16 @@ export interface operations {
                 };
             };
             400: components["responses"]["UserBadIdOrBody"];
-            404: components["responses"]["UserNotFound"];
+            404: components["responses"]["UserNotFoundToChange"];
+            408: components["responses"]["RequestTimeout"];
             412: components["responses"]["UserStale"];
             413: components["responses"]["UserTooLarge"];
             415: components["responses"]["UserNotJson"];
+            417: components["responses"]["ExpectationFailed"];
             422: components["responses"]["UserInvalid"];
             429: components["responses"]["UserTooManyWrites"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["UserInternalError"];
             503: components["responses"]["UserUnavailable"];
         };
     };
@@ -1775,7 +2074,7 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
                  * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
@@ -1810,14 +2109,20 @@ export interface operations {
             /** @description The user was deleted; the body is empty. */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            400: components["responses"]["UserBadId"];
-            404: components["responses"]["UserNotFound"];
+            400: components["responses"]["UserBadIdToChange"];
+            404: components["responses"]["UserNotFoundToChange"];
+            408: components["responses"]["RequestTimeout"];
             412: components["responses"]["UserStale"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["UserTooManyWrites"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["UserInternalError"];
             503: components["responses"]["UserUnavailable"];
         };
     };
@@ -1834,7 +2139,7 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
                  * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
@@ -1870,6 +2175,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1877,12 +2184,16 @@ export interface operations {
                 };
             };
             400: components["responses"]["UserBadIdOrBody"];
-            404: components["responses"]["UserNotFound"];
+            404: components["responses"]["UserNotFoundToChange"];
+            408: components["responses"]["RequestTimeout"];
             412: components["responses"]["UserStale"];
             413: components["responses"]["UserTooLarge"];
             415: components["responses"]["UserPatchNotJson"];
+            417: components["responses"]["ExpectationFailed"];
             422: components["responses"]["UserPatchInvalid"];
             429: components["responses"]["UserTooManyWrites"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["UserInternalError"];
             503: components["responses"]["UserUnavailable"];
         };
     };
@@ -1899,9 +2210,9 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "Custom-Header"?: components["parameters"]["CustomHeader"];
-                /** @description Any text; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
                  * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
@@ -1920,8 +2231,13 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["ProtectedText"];
+            400: components["responses"]["MalformedHttp"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyAttempts"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ProtectedInternalError"];
             503: components["responses"]["CredentialChecksBusy"];
         };
     };
@@ -1957,10 +2273,13 @@ export interface operations {
             /** @description The demo data is restored; the body is empty. */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            400: components["responses"]["MalformedHttp"];
             /** @description This server is not in sandbox mode. */
             404: {
                 headers: {
@@ -1970,6 +2289,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["ResetTooManyWrites"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ResetInternalError"];
         };
     };
     getHealth: {
@@ -2010,6 +2334,11 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["MalformedHttp"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["HealthInternalError"];
         };
     };
     getReadiness: {
@@ -2050,6 +2379,11 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["MalformedHttp"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ReadinessInternalError"];
             503: components["responses"]["NotReady"];
         };
     };
@@ -2091,6 +2425,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            400: components["responses"]["MalformedHttp"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["MetricsInternalError"];
             503: components["responses"]["MetricsUnavailable"];
         };
     };

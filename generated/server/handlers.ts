@@ -66,45 +66,80 @@ export interface UserRecordsHandlers {
   /** GET /healthz: Liveness - the process is up and serving */
   getHealth(request: RequestOf<'getHealth'>): Promise<
     | Reply<'getHealth', 200>
+    | Reply<'getHealth', 400>
+    | Reply<'getHealth', 408>
+    | Reply<'getHealth', 417>
+    | Reply<'getHealth', 431>
+    | Reply<'getHealth', 500>
   >;
   /** GET /metrics: Metrics in the Prometheus text format */
   getMetrics(request: RequestOf<'getMetrics'>): Promise<
     | Reply<'getMetrics', 200>
+    | Reply<'getMetrics', 400>
+    | Reply<'getMetrics', 408>
+    | Reply<'getMetrics', 417>
+    | Reply<'getMetrics', 431>
+    | Reply<'getMetrics', 500>
     | Reply<'getMetrics', 503>
   >;
   /** GET /readyz: Readiness - a request sent now would be served */
   getReadiness(request: RequestOf<'getReadiness'>): Promise<
     | Reply<'getReadiness', 200>
+    | Reply<'getReadiness', 400>
+    | Reply<'getReadiness', 408>
+    | Reply<'getReadiness', 417>
+    | Reply<'getReadiness', 431>
+    | Reply<'getReadiness', 500>
     | Reply<'getReadiness', 503>
   >;
   /** GET /api/protected-resource: Read the protected resource (shape A prefix) */
   getDemoProtectedResource(request: RequestOf<'getDemoProtectedResource'>): Promise<
     | Reply<'getDemoProtectedResource', 200>
+    | Reply<'getDemoProtectedResource', 400>
     | Reply<'getDemoProtectedResource', 401>
+    | Reply<'getDemoProtectedResource', 408>
+    | Reply<'getDemoProtectedResource', 417>
     | Reply<'getDemoProtectedResource', 429>
+    | Reply<'getDemoProtectedResource', 431>
+    | Reply<'getDemoProtectedResource', 500>
     | Reply<'getDemoProtectedResource', 503>
   >;
   /** GET /protected-resource: Read the protected resource */
   getProtectedResource(request: RequestOf<'getProtectedResource'>): Promise<
     | Reply<'getProtectedResource', 200>
+    | Reply<'getProtectedResource', 400>
     | Reply<'getProtectedResource', 401>
+    | Reply<'getProtectedResource', 408>
+    | Reply<'getProtectedResource', 417>
     | Reply<'getProtectedResource', 429>
+    | Reply<'getProtectedResource', 431>
+    | Reply<'getProtectedResource', 500>
     | Reply<'getProtectedResource', 503>
   >;
   /** POST /__sandbox/reset: Restore the demo data (sandbox only) */
   resetSandbox(request: RequestOf<'resetSandbox'>): Promise<
     | Reply<'resetSandbox', 204>
+    | Reply<'resetSandbox', 400>
     | Reply<'resetSandbox', 404>
+    | Reply<'resetSandbox', 408>
+    | Reply<'resetSandbox', 417>
+    | Reply<'resetSandbox', 429>
+    | Reply<'resetSandbox', 431>
+    | Reply<'resetSandbox', 500>
   >;
   /** POST /api/users: Create a user from a full name and an e-mail address (shape A) */
   createDemoUser(request: RequestOf<'createDemoUser'>): Promise<
     | Reply<'createDemoUser', 201>
     | Reply<'createDemoUser', 400>
+    | Reply<'createDemoUser', 408>
     | Reply<'createDemoUser', 409>
     | Reply<'createDemoUser', 413>
     | Reply<'createDemoUser', 415>
+    | Reply<'createDemoUser', 417>
     | Reply<'createDemoUser', 422>
     | Reply<'createDemoUser', 429>
+    | Reply<'createDemoUser', 431>
+    | Reply<'createDemoUser', 500>
     | Reply<'createDemoUser', 503>
   >;
   /** DELETE /api/users/{id}: Delete a user (shape A) */
@@ -112,8 +147,12 @@ export interface UserRecordsHandlers {
     | Reply<'deleteDemoUser', 204>
     | Reply<'deleteDemoUser', 400>
     | Reply<'deleteDemoUser', 404>
+    | Reply<'deleteDemoUser', 408>
     | Reply<'deleteDemoUser', 412>
+    | Reply<'deleteDemoUser', 417>
     | Reply<'deleteDemoUser', 429>
+    | Reply<'deleteDemoUser', 431>
+    | Reply<'deleteDemoUser', 500>
     | Reply<'deleteDemoUser', 503>
   >;
   /** GET /api/users/{id}: Get one user, wrapped in data (shape A) */
@@ -122,12 +161,20 @@ export interface UserRecordsHandlers {
     | Reply<'getDemoUser', 304>
     | Reply<'getDemoUser', 400>
     | Reply<'getDemoUser', 404>
+    | Reply<'getDemoUser', 408>
+    | Reply<'getDemoUser', 417>
+    | Reply<'getDemoUser', 431>
+    | Reply<'getDemoUser', 500>
     | Reply<'getDemoUser', 503>
   >;
   /** GET /api/users: List users, one page at a time (shape A) */
   listDemoUsers(request: RequestOf<'listDemoUsers'>): Promise<
     | Reply<'listDemoUsers', 200>
     | Reply<'listDemoUsers', 400>
+    | Reply<'listDemoUsers', 408>
+    | Reply<'listDemoUsers', 417>
+    | Reply<'listDemoUsers', 431>
+    | Reply<'listDemoUsers', 500>
     | Reply<'listDemoUsers', 503>
   >;
   /** PATCH /api/users/{id}: Change some of a user\'s fields (shape A) */
@@ -135,11 +182,15 @@ export interface UserRecordsHandlers {
     | Reply<'patchDemoUser', 200>
     | Reply<'patchDemoUser', 400>
     | Reply<'patchDemoUser', 404>
+    | Reply<'patchDemoUser', 408>
     | Reply<'patchDemoUser', 412>
     | Reply<'patchDemoUser', 413>
     | Reply<'patchDemoUser', 415>
+    | Reply<'patchDemoUser', 417>
     | Reply<'patchDemoUser', 422>
     | Reply<'patchDemoUser', 429>
+    | Reply<'patchDemoUser', 431>
+    | Reply<'patchDemoUser', 500>
     | Reply<'patchDemoUser', 503>
   >;
   /** PUT /api/users/{id}: Replace a user\'s name and e-mail address (shape A) */
@@ -147,22 +198,30 @@ export interface UserRecordsHandlers {
     | Reply<'replaceDemoUser', 200>
     | Reply<'replaceDemoUser', 400>
     | Reply<'replaceDemoUser', 404>
+    | Reply<'replaceDemoUser', 408>
     | Reply<'replaceDemoUser', 412>
     | Reply<'replaceDemoUser', 413>
     | Reply<'replaceDemoUser', 415>
+    | Reply<'replaceDemoUser', 417>
     | Reply<'replaceDemoUser', 422>
     | Reply<'replaceDemoUser', 429>
+    | Reply<'replaceDemoUser', 431>
+    | Reply<'replaceDemoUser', 500>
     | Reply<'replaceDemoUser', 503>
   >;
   /** POST /users: Create a user (shape B) */
   createUser(request: RequestOf<'createUser'>): Promise<
     | Reply<'createUser', 201>
     | Reply<'createUser', 400>
+    | Reply<'createUser', 408>
     | Reply<'createUser', 409>
     | Reply<'createUser', 413>
     | Reply<'createUser', 415>
+    | Reply<'createUser', 417>
     | Reply<'createUser', 422>
     | Reply<'createUser', 429>
+    | Reply<'createUser', 431>
+    | Reply<'createUser', 500>
     | Reply<'createUser', 503>
   >;
   /** DELETE /users/{id}: Delete a user (shape B) */
@@ -170,8 +229,12 @@ export interface UserRecordsHandlers {
     | Reply<'deleteUser', 204>
     | Reply<'deleteUser', 400>
     | Reply<'deleteUser', 404>
+    | Reply<'deleteUser', 408>
     | Reply<'deleteUser', 412>
+    | Reply<'deleteUser', 417>
     | Reply<'deleteUser', 429>
+    | Reply<'deleteUser', 431>
+    | Reply<'deleteUser', 500>
     | Reply<'deleteUser', 503>
   >;
   /** GET /users/{id}: Get one user (shape B) */
@@ -180,12 +243,20 @@ export interface UserRecordsHandlers {
     | Reply<'getUser', 304>
     | Reply<'getUser', 400>
     | Reply<'getUser', 404>
+    | Reply<'getUser', 408>
+    | Reply<'getUser', 417>
+    | Reply<'getUser', 431>
+    | Reply<'getUser', 500>
     | Reply<'getUser', 503>
   >;
   /** GET /users: List users, ordered by id unless sorted (shape B) */
   listUsers(request: RequestOf<'listUsers'>): Promise<
     | Reply<'listUsers', 200>
     | Reply<'listUsers', 400>
+    | Reply<'listUsers', 408>
+    | Reply<'listUsers', 417>
+    | Reply<'listUsers', 431>
+    | Reply<'listUsers', 500>
     | Reply<'listUsers', 503>
   >;
   /** PATCH /users/{id}: Change some of a user\'s fields (shape B) */
@@ -193,11 +264,15 @@ export interface UserRecordsHandlers {
     | Reply<'patchUser', 200>
     | Reply<'patchUser', 400>
     | Reply<'patchUser', 404>
+    | Reply<'patchUser', 408>
     | Reply<'patchUser', 412>
     | Reply<'patchUser', 413>
     | Reply<'patchUser', 415>
+    | Reply<'patchUser', 417>
     | Reply<'patchUser', 422>
     | Reply<'patchUser', 429>
+    | Reply<'patchUser', 431>
+    | Reply<'patchUser', 500>
     | Reply<'patchUser', 503>
   >;
   /** PUT /users/{id}: Replace a user\'s names and e-mail address (shape B) */
@@ -205,11 +280,15 @@ export interface UserRecordsHandlers {
     | Reply<'replaceUser', 200>
     | Reply<'replaceUser', 400>
     | Reply<'replaceUser', 404>
+    | Reply<'replaceUser', 408>
     | Reply<'replaceUser', 412>
     | Reply<'replaceUser', 413>
     | Reply<'replaceUser', 415>
+    | Reply<'replaceUser', 417>
     | Reply<'replaceUser', 422>
     | Reply<'replaceUser', 429>
+    | Reply<'replaceUser', 431>
+    | Reply<'replaceUser', 500>
     | Reply<'replaceUser', 503>
   >;
 }

@@ -21,6 +21,12 @@ const CONDITIONS: Record<string, ProblemKind> = {
   'credential-checks-busy': 'credential-checks-busy', // tests/component/credential-flood.test.ts
   'idempotency-key-in-flight': 'idempotency-key-in-flight', // tests/component/idempotency.test.ts
   'metrics-unavailable': 'metrics-unavailable', // tests/system/cluster-metrics.test.ts
+  'internal-error': 'internal-error', // tests/component/http-errors.test.ts (a store whose table is gone)
+  // Answers written before any operation is chosen, shared by every operation (they name no instance).
+  'not-http': 'bad-request', // tests/component/http-errors.test.ts
+  'request-too-slow': 'request-timeout', // tests/system/slow-clients.test.ts
+  'unmet-expectation': 'expectation-failed', // tests/component/http-errors.test.ts
+  'head-too-large': 'headers-too-large', // tests/component/http-errors.test.ts
 };
 
 const examples = collectExamples();

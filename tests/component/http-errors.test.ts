@@ -1,3 +1,4 @@
+import SqliteDatabase from 'better-sqlite3';
 import { sendRaw } from '../hostile/raw-http.js';
 import { buildUserInput } from '../support/builders.js';
 import { storedCount } from '../support/stored.js';
@@ -255,5 +256,36 @@ describeEachDialect((dialect) => {
           expect(res.body).toMatchObject({ type: 'urn:user-records:problem:store-unavailable', status: 503 });
         }
       }));
+  });
+});
+
+// Answers written before any operation is chosen, and a failure nobody foresaw: each exactly as the contract's
+// shared examples show it (MalformedHttp, HeadersTooLarge, *InternalError).
+describe('answers every operation may give', () => {
+  const sut = useTestServer({ dialect: 'sqlite' });
+  const problemOf = (body: Buffer) => JSON.parse(body.toString());
+
+  test('400: a request that is not HTTP/1.1 names no instance', async () => {
+    const { responses } = await sendRaw(Buffer.from('GET /healthz HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n'), { port: sut.server.port });
+    expect(responses[0]?.status).toBe(400);
+    expect(problemOf(responses[0]!.body)).toEqual({ type: 'urn:user-records:problem:bad-request', title: 'Bad Request', status: 400, detail: 'The request is not valid HTTP/1.1.' });
+  });
+
+  test('431: a request head over 16 KiB names no instance', async () => {
+    const { responses } = await sendRaw(Buffer.from(`GET /users HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(17_000)}\r\n\r\n`), { port: sut.server.port });
+    expect(responses[0]?.status).toBe(431);
+    expect(problemOf(responses[0]!.body)).toEqual({ type: 'urn:user-records:problem:headers-too-large', title: 'Request Header Fields Too Large', status: 431, detail: 'The request head is larger than 16384 bytes.' });
+  });
+
+  test('500: a store that answers with an error nobody foresaw (its table gone) gets a problem that says nothing of it', async () => {
+    const other = new SqliteDatabase(sut.server.store.sqliteFile!);
+    try {
+      other.exec('ALTER TABLE users RENAME TO users_elsewhere');
+    } finally {
+      other.close();
+    }
+    const res = await sut.api.get('/users/2');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ type: 'urn:user-records:problem:internal-error', title: 'Internal Server Error', status: 500, detail: 'The server could not complete the request.', instance: '/users/2' });
   });
 });

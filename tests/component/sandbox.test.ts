@@ -101,9 +101,9 @@ describe('sandbox mode', () => {
   });
 
   test.each([
-    ['code=418', 'asks for status 418, which this operation does not declare (it declares 200, 304, 400, 404, 503)'],
+    ['code=418', 'asks for status 418, which this operation does not declare (it declares 200, 304, 400, 404, 408, 417, 431, 500, 503)'],
     ['code=404, example=nobody', 'asks for example nobody, which status 404 does not have (it has notFound)'],
-    ['example=nobody', 'asks for example nobody, which this operation does not have (it has tobias, invalidId, idOutOfRange, notFound, storeDown, tooManyConnections)'],
+    ['example=nobody', 'asks for example nobody, which this operation does not have (it has tobias, invalidId, idOutOfRange, notFound, requestTooSlow, unmetExpectation, headTooLarge, internalError, storeDown, tooManyConnections)'],
   ])('Prefer: %s is refused, naming what there is', async (prefer, message) => {
     const res = await sut.api.get('/users/2', { headers: { Prefer: prefer } });
     expect(res.status).toBe(400);

@@ -42,6 +42,8 @@ const REQUEST_TIMEOUT_MS = 3000;
 /** How long to wait for further responses after the first (entries with several messages, or that send EOF). */
 const PIPELINE_LINGER_MS = 400;
 
+const problemSchema = loadContract().compile({ $ref: '#/components/schemas/Problem' });
+
 const corpus = (JSON.parse(readFileSync(new URL('./corpus.json', import.meta.url), 'utf8')) as { entries: CorpusEntry[] }).entries;
 
 /** The bytes a generator describes. */
@@ -143,6 +145,8 @@ function responseViolations(response: RawResponse, head: boolean): string[] {
     if (typeof problem[member] !== 'string' || problem[member] === '') problems.push(`${status} problem has no ${member}`);
   }
   if (problem.status !== status) problems.push(`${status} problem has status ${JSON.stringify(problem.status)}, not ${status}`);
+  // Within the contract's bounds too: a hostile request must not make a long answer (it repeats parts of it).
+  if (!problemSchema(problem)) problems.push(`${status} problem breaks the contract: ${JSON.stringify(problemSchema.errors)}`);
   return problems;
 }
 
