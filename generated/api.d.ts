@@ -448,6 +448,25 @@ export interface components {
         };
     };
     responses: {
+        /** @description This client holds as many connections as it may (`MAX_CONNECTIONS_PER_CLIENT`), or the server as many as it may in all (`MAX_CONNECTIONS`): the connection is answered before any request is read, whatever it asks, with `Retry-After`. */
+        HealthRefused: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The store cannot be reached (nothing was reset), or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. */
+        ResetUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The protected resource, as plain text. */
         ProtectedText: {
             headers: {
@@ -2294,6 +2313,7 @@ export interface operations {
             429: components["responses"]["ResetTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ResetInternalError"];
+            503: components["responses"]["ResetUnavailable"];
         };
     };
     getHealth: {
@@ -2339,6 +2359,7 @@ export interface operations {
             417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["HealthInternalError"];
+            503: components["responses"]["HealthRefused"];
         };
     };
     getReadiness: {

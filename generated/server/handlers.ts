@@ -71,6 +71,7 @@ export interface UserRecordsHandlers {
     | Reply<'getHealth', 417>
     | Reply<'getHealth', 431>
     | Reply<'getHealth', 500>
+    | Reply<'getHealth', 503>
   >;
   /** GET /metrics: Metrics in the Prometheus text format */
   getMetrics(request: RequestOf<'getMetrics'>): Promise<
@@ -126,6 +127,7 @@ export interface UserRecordsHandlers {
     | Reply<'resetSandbox', 429>
     | Reply<'resetSandbox', 431>
     | Reply<'resetSandbox', 500>
+    | Reply<'resetSandbox', 503>
   >;
   /** POST /api/users: Create a user from a full name and an e-mail address (shape A) */
   createDemoUser(request: RequestOf<'createDemoUser'>): Promise<
