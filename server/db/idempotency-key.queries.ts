@@ -45,7 +45,7 @@ export function createIdempotencyKeyQueries(
           await forgetOldestKeys(trx, client, keysPerClient);
           return { claimed: true as const };
         }
-        const row = await trx.selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
+        const row = await trx.selectFrom('idempotency_keys').select(['fingerprint', 'state', 'outcome', 'locked_until']).where('key', '=', key).executeTakeFirstOrThrow();
         const record = { fingerprint: row.fingerprint, state: row.state, outcome: row.outcome, lockedUntil: row.locked_until };
         return { claimed: false as const, record };
       }),

@@ -9,8 +9,15 @@ import { createStoreGuard } from './store-guard.js';
 import type { Tables, UserRow, UsersTable } from './tables.js';
 import { createUserLists, LISTED_COLUMNS, toListedUser, type ListedRow, type ListOptions } from './user-lists.js';
 
+/**
+ * The columns a user is read from, by name: never `*`, so that a store whose columns are not the ones the
+ * migrations made (renamed, dropped) fails the query (a 500, logged) instead of answering a user without one.
+ */
+const USER_COLUMNS = ['id', 'first_name', 'last_name', 'email', 'created_at', 'updated_at', 'version'] as const;
+type StoredUser = Pick<UserRow, (typeof USER_COLUMNS)[number]>;
+
 /** Maps a stored row to the domain record: the one place that knows the column names. */
-export function toUser(row: UserRow): User {
+export function toUser(row: StoredUser): User {
   return {
     id: row.id,
     firstName: row.first_name,
@@ -59,7 +66,7 @@ async function whyUnchanged(db: Kysely<Tables>, id: number): Promise<ChangeResul
 export function createUserRepository(database: Database, options: ListOptions = {}): UserRepository {
   const { db } = database;
   const { guard, writing, ready } = createStoreGuard(database);
-  const users = () => db.selectFrom('users').selectAll();
+  const users = () => db.selectFrom('users').select(USER_COLUMNS);
   const selectById = compiledOnce(users().where('id', '=', 0));
   const listed = () => db.selectFrom('users').select(LISTED_COLUMNS);
   const selectSlice = compiledOnce(listed().where('id', '>', 0).orderBy('id').limit(0));
@@ -76,8 +83,8 @@ export function createUserRepository(database: Database, options: ListOptions = 
       .set({ ...toColumns(fields), updated_at: now, version: sql<number>`version + 1` })
       .where('id', '=', id);
   // A replace without If-Match, the common case, compiled once; parameters bind in the order of toColumns.
-  const updateAny = compiledOnce(updateUser(db, { firstName: '', lastName: '', email: '' }, '', 0).returningAll());
-  const insertReturning = compiledOnce(db.insertInto('users').values(newUserRow({ firstName: '', lastName: '', email: '' }, '')).returningAll());
+  const updateAny = compiledOnce(updateUser(db, { firstName: '', lastName: '', email: '' }, '', 0).returning(USER_COLUMNS));
+  const insertReturning = compiledOnce(db.insertInto('users').values(newUserRow({ firstName: '', lastName: '', email: '' }, '')).returning(USER_COLUMNS));
   /** The values of toColumns for every field, in its order. */
   const columnValues = (fields: UserFields) => [fields.firstName, foldCase(fields.firstName), fields.lastName, foldCase(fields.lastName), fields.email, foldCase(fields.email)];
   async function insertUser(into: Kysely<Tables>, fields: UserFields, now: string): Promise<User> {
@@ -151,7 +158,7 @@ export function createUserRepository(database: Database, options: ListOptions = 
         const [row] =
           condition === 'any'
             ? await updateAny(trx, ...columnValues(fields), now, id)
-            : await updateUser(trx, fields, now, id).where('version', 'in', condition).returningAll().execute();
+            : await updateUser(trx, fields, now, id).where('version', 'in', condition).returning(USER_COLUMNS).execute();
         return row ? { outcome: 'done' as const, value: toUser(row) } : whyUnchanged(trx, id);
       }),
     // One UPDATE that sets only the fields given: the merge happens in the store, so a concurrent change of
@@ -161,7 +168,7 @@ export function createUserRepository(database: Database, options: ListOptions = 
         if (condition !== 'any' && condition.length === 0) return whyUnchanged(trx, id);
         const [row] = await updateUser(trx, changes, now, id)
           .$if(condition !== 'any', (qb) => qb.where('version', 'in', versions(condition)))
-          .returningAll()
+          .returning(USER_COLUMNS)
           .execute();
         return row ? { outcome: 'done' as const, value: toUser(row) } : whyUnchanged(trx, id);
       }),

@@ -3,7 +3,7 @@ import { sendRaw } from '../hostile/raw-http.js';
 import { buildUserInput } from '../support/builders.js';
 import { storedCount } from '../support/stored.js';
 import { useTestServer, withTestServer } from '../support/test-server.js';
-import { describeEachDialect } from '../support/test-store.js';
+import { describeEachDialect, postgresQuery } from '../support/test-store.js';
 
 // The error statuses of DESIGN.md, each answered as application/problem+json (checked by httpClient).
 
@@ -288,4 +288,27 @@ describe('answers every operation may give', () => {
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ type: 'urn:user-records:problem:internal-error', title: 'Internal Server Error', status: 500, detail: 'The server could not complete the request.', instance: '/users/2' });
   });
+});
+
+// A store that does not have the columns the migrations made (one renamed by hand, a botched restore) must
+// fail the request, never answer a user without a member the contract requires.
+describeEachDialect((dialect) => {
+  test('a store whose email column was renamed under the server: reading a user is a 500, not a user without an email', () =>
+    withTestServer({ dialect }, async (server, api) => {
+      const rename = 'ALTER TABLE users RENAME COLUMN email TO mail';
+      if (server.store.sqliteFile) {
+        const other = new SqliteDatabase(server.store.sqliteFile);
+        try {
+          other.exec(rename);
+        } finally {
+          other.close();
+        }
+      } else {
+        await postgresQuery(rename, [], server.store.url);
+      }
+      // The client checks the answer against the contract: a 200 without email would throw here.
+      const res = await api.get('/users/2');
+      expect(res.status).toBe(500);
+      expect(res.body.type).toBe('urn:user-records:problem:internal-error');
+    }));
 });
