@@ -1032,7 +1032,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request is not HTTP/1.1 that this server can read (a malformed request line or header, a bare CR or LF, a broken chunk). Node.js refuses it before any operation is chosen, so it names no `instance`, and the connection is closed. */
+        /** @description The request is not HTTP/1.1 that this server can read: a malformed request line or header, a bare CR or LF, a broken chunk (refused by Node.js before any operation is chosen, so it names no `instance`, and the connection is closed); or its framing or address is ambiguous: no `Host` header, or several, or a `Transfer-Encoding` other than `chunked` (refused by the server, naming the path). */
         MalformedHttp: {
             headers: {
                 [name: string]: unknown;

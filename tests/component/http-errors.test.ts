@@ -168,6 +168,17 @@ describeEachDialect((dialect) => {
       expect(res.body.type).toBe('urn:user-records:problem:unsupported-media-type');
     });
 
+    test('a compressed body is refused before it is read', async () => {
+      const res = await sut.api.request('POST', '/users', { raw: JSON.stringify(buildUserInput()), headers: { ...JSON_TYPE, 'content-encoding': 'gzip' } });
+      expect(res.status).toBe(415);
+      expect(res.body.detail).toBe('Content-Encoding gzip is not supported; send the body uncompressed.');
+    });
+
+    test.each(['/healthz', '/users', '/users/1'])('a Content-Encoding on GET %s, which has no body to decode, is no reason to refuse it', async (path) => {
+      const res = await sut.api.request('GET', path, { headers: { 'content-encoding': 'gzip' } });
+      expect(res.status).toBe(200);
+    });
+
     test('application/json with a charset parameter is accepted', async () => {
       const res = await sut.api.post('/users', buildUserInput(), { headers: { 'content-type': 'application/json; charset=utf-8' } });
       expect(res.status).toBe(201);

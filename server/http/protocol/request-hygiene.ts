@@ -1,5 +1,4 @@
 import type { Middleware } from 'koa';
-import { excerpt } from '../errors/excerpt.js';
 import { HttpProblem } from '../errors/problem.js';
 
 /** `host[:port]` as RFC 9110 §7.2 allows it: a reg-name, IPv4 or bracketed IPv6, and an optional port. */
@@ -20,8 +19,9 @@ function hostHeaders(rawHeaders: readonly string[]): number {
 
 /**
  * Refuses requests whose framing or addressing is ambiguous, before anything reads them (RFC 9112):
- * no or several or malformed Host headers, transfer codings other than chunked, and content codings the
- * service does not decode. Node passes these on; proxies in front might read them differently.
+ * no or several or malformed Host headers, and transfer codings other than chunked. Node passes these on;
+ * proxies in front might read them differently. (Compressed bodies are refused where bodies are read:
+ * request-checks.ts.)
  */
 export const requestHygiene: Middleware = (ctx, next) => {
   const { headers } = ctx.req;
@@ -33,10 +33,6 @@ export const requestHygiene: Middleware = (ctx, next) => {
   const transfer = headers['transfer-encoding'];
   if (transfer !== undefined && transfer !== '' && transfer.trim().toLowerCase() !== 'chunked') {
     throw new HttpProblem('bad-request', 'Transfer-Encoding other than chunked is not supported.');
-  }
-  const coding = headers['content-encoding'];
-  if (coding !== undefined && coding !== '' && coding.trim().toLowerCase() !== 'identity') {
-    throw new HttpProblem('unsupported-media-type', `Content-Encoding ${excerpt(coding)} is not supported; send the body uncompressed.`);
   }
   return next();
 };

@@ -125,7 +125,7 @@ export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatc
     let text = '';
     let body: unknown;
     if (route.hasBody) {
-      const problem = bodyTypeProblem(request.headers.get('content-type') ?? '', request.body !== null, route.bodyTypes);
+      const problem = bodyTypeProblem(request.headers.get('content-type') ?? '', request.body !== null, route.bodyTypes, request.headers.get('content-encoding') ?? '');
       if (problem) throw problem;
       text = await bodyText(request, options.bodyLimitBytes);
       // The server's parser hands an empty body over as it is; white space alone is malformed JSON to it.

@@ -7,11 +7,16 @@ import { HttpProblem } from '../errors/problem.js';
 // Browser-safe.
 
 /**
- * Refuses a body that is missing or not of the operation's media types, before a byte of it is read. Without
- * Content-Length or Transfer-Encoding a request has no body, whatever its Content-Type says (RFC 9112 §6.3).
+ * Refuses a body that is missing, compressed, or not of the operation's media types, before a byte of it is
+ * read (so no compressed body is ever inflated). Without Content-Length or Transfer-Encoding a request has no
+ * body, whatever its Content-Type says (RFC 9112 §6.3). Only operations that read a body ask: a Content-Encoding
+ * on a request without one, or on a GET, describes nothing the service reads.
  */
-export function bodyTypeProblem(given: string, hasBody: boolean, bodyTypes: readonly string[]): HttpProblem | undefined {
+export function bodyTypeProblem(given: string, hasBody: boolean, bodyTypes: readonly string[], coding = ''): HttpProblem | undefined {
   if (!hasBody) return new HttpProblem('malformed-json', 'The request has no body; a JSON value is required.');
+  if (coding !== '' && coding.trim().toLowerCase() !== 'identity') {
+    return new HttpProblem('unsupported-media-type', `Content-Encoding ${excerpt(coding)} is not supported; send the body uncompressed.`);
+  }
   if (!bodyTypes.includes(mediaTypeOf(given) ?? '')) {
     return new HttpProblem('unsupported-media-type', `The request body must be ${bodyTypes.join(' or ')} (got ${excerpt(given) || 'none'}).`);
   }

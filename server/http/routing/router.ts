@@ -50,10 +50,11 @@ async function writeReply(ctx: Context, reply: AnyReply): Promise<void> {
   ctx.body = body;
 }
 
-/** Rejects bodies that are not JSON before a byte of them is read. */
+/** Rejects bodies that are not JSON, or compressed, before a byte of them is read. */
 const requireJson = (bodyTypes: readonly string[]): Middleware => (ctx, next) => {
   const { headers } = ctx.req;
-  const problem = bodyTypeProblem(ctx.get('content-type'), headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined, bodyTypes);
+  const hasBody = headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
+  const problem = bodyTypeProblem(ctx.get('content-type'), hasBody, bodyTypes, ctx.get('content-encoding'));
   if (problem) throw problem;
   return next();
 };
