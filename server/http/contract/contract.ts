@@ -68,10 +68,10 @@ function createAjv(schemas: Record<string, unknown>): Ajv {
   return ajv;
 }
 
-/** Turns ajv's errors into `{path, message}` pairs pointing at the offending member. */
 /** A member name as one reference token of a JSON Pointer (RFC 6901 §3): `~` and `/` escaped. */
 const pointerToken = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** Turns ajv's errors into `{path, message}` pairs pointing at the offending member. */
 export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined, prefix = ''): FieldError[] {
   // An `if` error only says that its `then` failed, whose own errors are reported (see ajv-schema.ts).
   return (errors ?? []).filter((error) => error.keyword !== 'if').map((error) => {

@@ -2,9 +2,6 @@ import { DomainError, InvalidParameterError, type DomainErrorKind } from '../../
 import type { FieldError } from '../contract/contract.js';
 import { EXCERPT_CHARACTERS, excerpt, INSTANCE_CHARACTERS } from './excerpt.js';
 
-/** A parser's message repeats part of the body; it is cut at this length. */
-const EXCERPT_MESSAGE = EXCERPT_CHARACTERS;
-
 // What every application/problem+json answer (RFC 9457, https://www.rfc-editor.org/rfc/rfc9457) is made of:
 // its kinds, the classification of whatever was thrown, and the document. Browser-safe (the MSW handlers use
 // it); problem-middleware.ts writes it into Koa's responses.
@@ -72,6 +69,9 @@ export class HttpProblem extends Error {
   }
 }
 
+/** Most characters of a body parser's message (which may quote the body, its charset or its encoding). */
+const PARSER_MESSAGE_CHARACTERS = 2 * EXCERPT_CHARACTERS;
+
 /** Errors of reading a body (raw-body / inflation), by their `type`; co-body's JSON errors have none. */
 const PARSER_ERRORS: Record<string, ProblemKind> = {
   'entity.too.large': 'payload-too-large',
@@ -97,9 +97,9 @@ export function classify(error: unknown): HttpProblem {
     return new HttpProblem(parserKind, `The request body is larger than ${(error as { limit?: number }).limit} bytes.`);
   }
   // raw-body's messages repeat the charset or encoding the request named.
-  if (parserKind) return new HttpProblem(parserKind, excerpt((error as Error).message, 2 * EXCERPT_MESSAGE));
+  if (parserKind) return new HttpProblem(parserKind, excerpt((error as Error).message, PARSER_MESSAGE_CHARACTERS));
   if (error instanceof SyntaxError && (error as { status?: number }).status === 400) {
-    return new HttpProblem('malformed-json', `The request body is not valid JSON: ${excerpt(error.message, 2 * EXCERPT_MESSAGE)}.`);
+    return new HttpProblem('malformed-json', `The request body is not valid JSON: ${excerpt(error.message, PARSER_MESSAGE_CHARACTERS)}.`);
   }
   return new HttpProblem('internal-error', 'The server could not complete the request.');
 }
