@@ -110,6 +110,14 @@ test('Prefer answers the contract example without running the operation', async 
   expect((await json('/users')).body).toHaveLength(12);
 });
 
+test('a compressed body is refused as the server refuses it; a GET with Content-Encoding is served', async () => {
+  const body = JSON.stringify({ firstName: 'Ann', lastName: 'Lee', email: 'ann@example.com' });
+  const compressed = await json('/users', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body });
+  expect(compressed.response.status).toBe(415);
+  expect(compressed.body.detail).toBe('Content-Encoding gzip is not supported; send the body uncompressed.');
+  expect((await fetch(`${baseUrl}/users/2`, { headers: { 'content-encoding': 'gzip' } })).status).toBe(200);
+});
+
 test('a path the contract does not have is passed on, so that a page on the same origin loads its files', async () => {
   const passed = createMockHandlers({ baseUrl: 'http://page.test' });
   const seen: string[] = [];
