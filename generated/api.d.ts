@@ -1326,8 +1326,8 @@ export interface components {
          *     seconds until the quota is restored. A write that was refused shows `r=0`.
          *      */
         RateLimit: string;
-        /** @description The Basic challenge. */
-        WwwAuthenticate: "Basic realm=\"user-records\", charset=\"UTF-8\"";
+        /** @description The Basic challenge: `Basic realm="user-records", charset="UTF-8"` from the service. (Prism, which checks credentials itself in proxy mode, sends `Basic realm="*"`.) */
+        WwwAuthenticate: string;
     };
     pathItems: never;
 }

@@ -86,12 +86,12 @@ describeEachDialect((dialect) => {
     const key = newKey();
     const input = buildUserInput();
     const first = await sut.api.post('/users', input, { headers: { 'idempotency-key': key } });
-    const rendered = { status: 201, body: { ...first.body, lastName: 'AsStoredThen' }, headers: { Location: '/users/earlier', ETag: '"1"' } };
+    const rendered = { status: 201, body: { ...first.body, lastName: 'AsStoredThen' }, headers: { Location: `/users/${first.body.id}`, ETag: '"1"' } };
     await sut.server.database.db.updateTable('idempotency_keys').set({ outcome: JSON.stringify(rendered) }).where('key', '=', key).execute();
     const retry = await sut.api.post('/users', input, { headers: { 'idempotency-key': key } });
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual(rendered.body);
-    expect(retry.headers.get('location')).toBe('/users/earlier');
+    expect(retry.headers.get('location')).toBe(`/users/${first.body.id}`);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
   });
 

@@ -21,6 +21,38 @@ export interface SeenResponse {
   readonly status: number;
   readonly contentType: string;
   readonly body: unknown;
+  /** Its headers, when the test has them as fetch does: each one the contract declares is checked too. */
+  readonly headers?: { get(name: string): string | null };
+}
+
+type HeaderSchemas = ReadonlyMap<string, Schema>;
+
+/** operationId → status → the headers its answer declares, each with its schema. */
+const declaredHeaders = new Map<string, Map<string, HeaderSchemas>>();
+for (const item of Object.values(contract.document.paths as Record<string, Record<string, any>>)) {
+  for (const [method, operation] of Object.entries(item)) {
+    if (method === 'parameters') continue;
+    const byStatus = new Map<string, HeaderSchemas>();
+    for (const [status, response] of Object.entries(operation.responses as Record<string, unknown>)) {
+      const headers = contract.resolve<{ headers?: Record<string, unknown> }>(response).headers ?? {};
+      byStatus.set(status, new Map(Object.entries(headers).map(([name, header]) => [name, contract.resolve<{ schema: Schema }>(header).schema])));
+    }
+    declaredHeaders.set(operation.operationId, byStatus);
+  }
+}
+
+/** What is wrong with the declared headers of an answer that carries them (a header may be absent). */
+function headerErrors(operationId: string, status: string, headers: NonNullable<SeenResponse['headers']>): string | undefined {
+  for (const [name, schema] of declaredHeaders.get(operationId)?.get(status) ?? []) {
+    const value = headers.get(name);
+    if (value === null) continue;
+    // A header is text; the contract's integer headers (X-Total-Count) are checked as the number they spell.
+    const integer = (schema as { type?: string }).type === 'integer';
+    if (integer && !/^\d+$/.test(value)) return `header ${name}: ${JSON.stringify(value)} is not an integer`;
+    const errors = schemaErrors(schema, integer ? Number(value) : value);
+    if (errors) return `header ${name}: ${JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value)} ${errors}`;
+  }
+  return undefined;
 }
 
 function schemaErrors(schema: Schema, body: unknown): string | undefined {
@@ -31,7 +63,8 @@ function schemaErrors(schema: Schema, body: unknown): string | undefined {
 
 /**
  * Checks a response against the contract: its status must be declared for the operation, its media type
- * declared for that status, its body valid against the schema. Responses outside any operation (unknown
+ * declared for that status, its body valid against the schema, and each declared header it carries valid
+ * against the header's schema. Responses outside any operation (unknown
  * route, wrong method) must be problem+json. Returns what is wrong, or undefined.
  */
 export function contractViolation(operationId: string | undefined, response: SeenResponse): string | undefined {
@@ -42,6 +75,8 @@ export function contractViolation(operationId: string | undefined, response: See
   }
   const declared = contract.operation(operationId).responses.get(String(response.status));
   if (!declared) return `${operationId} does not declare status ${response.status}`;
+  const wrongHeader = response.headers && headerErrors(operationId, String(response.status), response.headers);
+  if (wrongHeader) return wrongHeader;
   if (declared.size === 0) return response.body === undefined ? undefined : `${response.status} must have no body`;
   if (!declared.has(mediaType)) return `${operationId} ${response.status} does not declare ${mediaType || 'no body'}`;
   const schema = declared.get(mediaType);

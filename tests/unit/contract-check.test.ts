@@ -29,4 +29,23 @@ describe('contract checker used by the component tests', () => {
   ])('rejects %s', (_case, operationId, status, contentType, body) => {
     expect(contractViolation(operationId, { status, contentType, body })).toEqual(expect.any(String));
   });
+
+  const user = { id: 2, firstName: 'A', lastName: 'B', email: 'a@example.com' };
+  const withHeaders = (headers: Record<string, string>) => new Headers(headers);
+
+  test('accepts declared headers that match their schemas, and ignores the undeclared', () => {
+    const headers = withHeaders({ etag: '"3"', 'x-request-id': 'anything at all', ratelimit: '"writes";r=5;t=60' });
+    expect(contractViolation('replaceUser', { status: 200, contentType: 'application/json', body: user, headers })).toBeUndefined();
+    expect(contractViolation('listUsers', { status: 200, contentType: 'application/json', body: [user], headers: withHeaders({ 'x-total-count': '1' }) })).toBeUndefined();
+  });
+
+  test.each([
+    ['a weak ETag', 'getUser', 200, { etag: 'W/"3"' }],
+    ['a Location that is no user', 'createUser', 201, { location: '/users/abc' }],
+    ['a RateLimit of another policy', 'deleteUser', 204, { ratelimit: '"reads";r=5;t=60' }],
+    ['an X-Total-Count that is not a number', 'listUsers', 200, { 'x-total-count': 'twelve' }],
+  ])('rejects %s', (_case, operationId, status, headers) => {
+    const body = status === 204 ? undefined : operationId === 'listUsers' ? [user] : user;
+    expect(contractViolation(operationId, { status, contentType: 'application/json', body, headers: withHeaders(headers) })).toEqual(expect.stringMatching(/^header /));
+  });
 });
