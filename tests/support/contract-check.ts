@@ -25,25 +25,9 @@ export interface SeenResponse {
   readonly headers?: { get(name: string): string | null };
 }
 
-type HeaderSchemas = ReadonlyMap<string, Schema>;
-
-/** operationId → status → the headers its answer declares, each with its schema. */
-const declaredHeaders = new Map<string, Map<string, HeaderSchemas>>();
-for (const item of Object.values(contract.document.paths as Record<string, Record<string, any>>)) {
-  for (const [method, operation] of Object.entries(item)) {
-    if (method === 'parameters') continue;
-    const byStatus = new Map<string, HeaderSchemas>();
-    for (const [status, response] of Object.entries(operation.responses as Record<string, unknown>)) {
-      const headers = contract.resolve<{ headers?: Record<string, unknown> }>(response).headers ?? {};
-      byStatus.set(status, new Map(Object.entries(headers).map(([name, header]) => [name, contract.resolve<{ schema: Schema }>(header).schema])));
-    }
-    declaredHeaders.set(operation.operationId, byStatus);
-  }
-}
-
 /** What is wrong with the declared headers of an answer that carries them (a header may be absent). */
 function headerErrors(operationId: string, status: string, headers: NonNullable<SeenResponse['headers']>): string | undefined {
-  for (const [name, schema] of declaredHeaders.get(operationId)?.get(status) ?? []) {
+  for (const [name, schema] of contract.operation(operationId).responseHeaders.get(status) ?? []) {
     const value = headers.get(name);
     if (value === null) continue;
     // A header is text; the contract's integer headers (X-Total-Count) are checked as the number they spell.

@@ -31,6 +31,8 @@ export interface Operation {
   readonly bodySchema?: Schema;
   /** Declared responses: status code → media type → schema (undefined for an empty body). */
   readonly responses: ReadonlyMap<string, ReadonlyMap<string, Schema | undefined>>;
+  /** Declared response headers: status code → header name (as the contract spells it) → schema. */
+  readonly responseHeaders: ReadonlyMap<string, ReadonlyMap<string, Schema>>;
   /** Mounted only by a server in sandbox mode (`x-sandbox-only`). */
   readonly sandboxOnly: boolean;
   readonly tags: readonly string[];
@@ -119,16 +121,17 @@ export function createContract(document: Readonly<Record<string, unknown>>): Con
       if (!op) continue;
       const parameters = [...shared, ...((op.parameters ?? []) as unknown[])].map((p) => resolve<Parameter>(p));
       const body = op.requestBody ? resolve<Record<string, Record<string, { schema: Schema }>>>(op.requestBody) : undefined;
-      const responses = new Map(
-        Object.entries((op.responses ?? {}) as Record<string, unknown>).map(([status, response]) => {
-          const content = resolve<{ content?: Record<string, { schema?: Schema }> }>(response).content ?? {};
-          return [status, new Map(Object.entries(content).map(([type, media]) => [type, media.schema]))] as const;
-        }),
+      const declared = Object.entries((op.responses ?? {}) as Record<string, unknown>).map(
+        ([status, response]) => [status, resolve<{ content?: Record<string, { schema?: Schema }>; headers?: Record<string, unknown> }>(response)] as const,
+      );
+      const responses = new Map(declared.map(([status, { content = {} }]) => [status, new Map(Object.entries(content).map(([type, media]) => [type, media.schema]))]));
+      const responseHeaders = new Map(
+        declared.map(([status, { headers = {} }]) => [status, new Map(Object.entries(headers).map(([name, header]) => [name, resolve<Schema>(resolve<{ schema: Schema }>(header).schema)]))]),
       );
       const operationId = op.operationId as string;
       const sandboxOnly = op['x-sandbox-only'] === true;
       const tags = (op.tags ?? []) as string[];
-      operations.set(operationId, { operationId, parameters, bodySchema: body?.content?.['application/json']?.schema, responses, sandboxOnly, tags });
+      operations.set(operationId, { operationId, parameters, bodySchema: body?.content?.['application/json']?.schema, responses, responseHeaders, sandboxOnly, tags });
     }
   }
 

@@ -7,6 +7,9 @@ import type { Limiters } from './limiter-store.js';
 
 const WINDOW_SECONDS = 60;
 
+/** Whole seconds until a count's window ends, at least 1: what `t` and `Retry-After` say. */
+const secondsLeft = (count: RateLimiterRes) => Math.max(1, Math.ceil(count.msBeforeNext / 1000));
+
 /**
  * Limits the creates, replaces and deletes of one client (`ctx.state.client`) to `perMinute` per fixed
  * minute, so that no anonymous client can fill the store. Every answer to a write that was counted carries
@@ -26,7 +29,7 @@ export function writeLimit(perMinute: number, limiters: Limiters, metrics: Metri
     } catch (outcome) {
       // A store that fails rejects with an Error, not with the counts: that is a server fault, not a limit.
       if (!(outcome instanceof RateLimiterRes)) throw outcome;
-      const seconds = Math.max(1, Math.ceil(outcome.msBeforeNext / 1000));
+      const seconds = secondsLeft(outcome);
       metrics.limited('writes');
       if (outcome.consumedPoints === perMinute + 1) logger.warn({ client, perMinute }, 'client reached the write rate limit');
       throw new HttpProblem('too-many-writes', `Too many writes from this client; at most ${perMinute} a minute. Try again in ${seconds} seconds.`, {
@@ -35,7 +38,7 @@ export function writeLimit(perMinute: number, limiters: Limiters, metrics: Metri
     }
     // Set before the operation runs, so that its problems (400, 404, 412, 413, 415, 422) carry them too.
     ctx.set('RateLimit-Policy', policy);
-    ctx.set('RateLimit', `"writes";r=${counted.remainingPoints};t=${Math.max(1, Math.ceil(counted.msBeforeNext / 1000))}`);
+    ctx.set('RateLimit', `"writes";r=${counted.remainingPoints};t=${secondsLeft(counted)}`);
     return next();
   };
 }

@@ -17,21 +17,20 @@ interface DeclaredAnswer {
 
 interface RawResponse {
   content?: Record<string, { examples?: Record<string, unknown> }>;
-  headers?: Record<string, unknown>;
 }
 
 /** The answers the contract declares for an operation, in the contract's order. */
 function declaredAnswers(contract: Contract, route: RouteDefinition): DeclaredAnswer[] {
   const paths = contract.document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
   const responses = paths[route.path]![route.method.toLowerCase()]!.responses;
+  const declaredHeaders = contract.operation(route.operationId).responseHeaders;
   return Object.entries(responses).map(([status, raw]) => {
     const response = contract.resolve<RawResponse>(raw);
     const [mediaType, media] = Object.entries(response.content ?? {})[0] ?? [];
     const examples = new Map(Object.entries(media?.examples ?? {}).map(([name, example]) => [name, contract.resolve<{ value: unknown }>(example).value]));
     const headers: Record<string, string> = {};
-    for (const [name, header] of Object.entries(response.headers ?? {})) {
-      const { schema } = contract.resolve<{ schema?: unknown }>(header);
-      const example = contract.resolve<{ example?: unknown } | undefined>(schema)?.example;
+    for (const [name, schema] of declaredHeaders.get(status) ?? []) {
+      const { example } = schema as { example?: unknown };
       if (example !== undefined) headers[name] = String(example);
     }
     return { status: Number(status), mediaType, examples, headers };
