@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { LimiterSettings, Counter } from '../limits/limiter-store.js';
 
 /** Settings of the brute-force guard. */
@@ -11,37 +13,127 @@ export interface ThrottleSettings {
 const nameKey = (client: string, username: string) => `${client} ${createHash('sha256').update(username, 'utf8').digest('base64url').slice(0, 22)}`;
 
 /**
- * Counts failed credential checks per client, and per user name from that client. Either count reaching
- * `maxFailures` refuses the client until that count's window (which starts at its first failure) ends.
- * A success forgives what this client did wrong with this user name, in both counts, so a user who once
- * mistyped is not locked out by the next typo.
+ * A point given back this close to the end of its window might land in the next one, and be a guess more
+ * there than the budget: it is kept instead.
+ */
+const GIVE_BACK_MARGIN_MS = 1000;
+/** How often an attempt refused while others of its client are under way tries again once they are done. */
+const RETRIES = 4;
+/** How long such an attempt waits when those others run in other processes, where it cannot see them end. */
+const RETRY_PAUSE_MS = 100;
+
+/** What a guarded check gave: its result, or a refusal before any check. */
+export type Guarded<T> =
+  /** `last` when this attempt took the last point of a count (and so, if it failed, began a lockout). */
+  | { readonly checked: true; readonly result: T; readonly last: boolean }
+  /** Whole seconds until the count that refused the attempt starts over. */
+  | { readonly checked: false; readonly retryAfterSeconds: number };
+
+/** The points one attempt took, from the counts of its client and of its user name. */
+interface Taken {
+  readonly client: string;
+  readonly key: string;
+  readonly byClient: RateLimiterRes;
+  readonly byName: RateLimiterRes;
+  /** When they were taken (performance.now()), to tell how much of their windows is left. */
+  readonly takenAt: number;
+}
+
+const secondsLeft = (counts: readonly RateLimiterRes[]) => Math.max(1, Math.ceil(Math.max(...counts.map((count) => count.msBeforeNext)) / 1000));
+
+/**
+ * Counts credential checks per client, and per user name from that client; either count past `maxFailures`
+ * refuses the client until that count's window (which starts at its first attempt) ends. Each attempt takes
+ * its point before its check, in one atomic step of the store (consume), so that however many guesses arrive
+ * at once, at most `maxFailures` are checked per window: reading the count first and counting after the check
+ * let 95 parallel guesses all through on PostgreSQL. A failed check keeps its point; a check that did not
+ * happen, or was refused, gives it back; a success forgives the client its failures, so that a user who once
+ * mistyped is not locked out by the next typo. Points taken by checks still under way
+ * are not failures: an attempt refused while its client has some tries again when they are done, so that a
+ * burst of right logins is not refused for a whole window.
  */
 export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, createLimiter: (settings: LimiterSettings) => Counter) {
   const settings = { points: maxFailures, durationSeconds: Math.ceil(windowMs / 1000) };
   const perClient = createLimiter({ keyPrefix: 'auth-client', ...settings });
   const perName = createLimiter({ keyPrefix: 'auth-name', ...settings });
+  /** This process's checks under way, by client: what a refused attempt of the same client waits for. */
+  const underWay = new Map<string, Set<Promise<unknown>>>();
+
+  /** Takes one point from both counts; the counts if both had one, else the refusals (and the points are given back). */
+  async function take(client: string, key: string): Promise<{ taken: Taken } | { refused: RateLimiterRes[] }> {
+    const takenAt = performance.now();
+    const outcomes = await Promise.allSettled([perClient.consume(client), perName.consume(key)]);
+    // A store that fails rejects with an Error, not with the counts: that is a server fault, not a limit.
+    for (const outcome of outcomes) if (outcome.status === 'rejected' && !(outcome.reason instanceof RateLimiterRes)) throw outcome.reason;
+    const [byClient, byName] = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as RateLimiterRes)));
+    const taken = { client, key, byClient: byClient!, byName: byName!, takenAt };
+    if (outcomes.every((outcome) => outcome.status === 'fulfilled')) return { taken };
+    // A refused attempt is no guess either: left in the counts, refusals would keep them past the limit
+    // after the failures that put them there were forgiven.
+    await giveBack(taken);
+    return { refused: outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as RateLimiterRes] : [])) };
+  }
+
+  /** Resolves when this process's checks of the client now under way are done, or after a pause if there are none. */
+  const othersDone = (client: string) => {
+    const checks = underWay.get(client);
+    return checks === undefined ? sleep(RETRY_PAUSE_MS) : Promise.allSettled(checks);
+  };
+
+  /**
+   * Forgives the client every failure. The service has one credential, so a client that proved it holds it
+   * gains nothing by guessing: forgiving only this user name's failures, by moving points between counts
+   * that parallel attempts change meanwhile, left the client's count too high or too low.
+   */
+  async function forgive(client: string, key: string): Promise<void> {
+    await Promise.all([perClient.delete(client), perName.delete(key)]);
+  }
+
+  /** Gives back the points an attempt took, unless a count's window is about to end. */
+  async function giveBack({ client, key, byClient, byName, takenAt }: Taken): Promise<void> {
+    const keep = (count: RateLimiterRes) => count.msBeforeNext - (performance.now() - takenAt) <= GIVE_BACK_MARGIN_MS;
+    await Promise.all([keep(byClient) || perClient.reward(client, 1), keep(byName) || perName.reward(key, 1)]);
+  }
+
+  /** Runs the check, its point taken, and settles the point by its outcome. */
+  async function settled<T>(taken: Taken, check: () => Promise<T>, succeeded: (result: T) => boolean) {
+    let result: T;
+    try {
+      result = await check();
+    } catch (error) {
+      // Refused by the hash gate (or failed) before any answer: the attempt was no guess.
+      await giveBack(taken);
+      throw error;
+    }
+    if (succeeded(result)) await forgive(taken.client, taken.key);
+    return result;
+  }
+
   return {
-    /** Seconds until the client may try this user name again, or undefined when it may now. */
-    async retryAfter(client: string, username: string): Promise<number | undefined> {
-      const counts = await Promise.all([perClient.get(client), perName.get(nameKey(client, username))]);
-      const waits = counts.filter((count) => count !== null && count.consumedPoints >= maxFailures).map((count) => count!.msBeforeNext);
-      return waits.length === 0 ? undefined : Math.max(1, Math.ceil(Math.max(...waits) / 1000));
-    },
-    /** Counts a failure; true when it was the one that reached the limit (worth a log line, once). */
-    async fail(client: string, username: string): Promise<boolean> {
-      const [byClient, byName] = await Promise.all([perClient.penalty(client), perName.penalty(nameKey(client, username))]);
-      return byClient.consumedPoints === maxFailures || byName.consumedPoints === maxFailures;
-    },
-    async succeed(client: string, username: string): Promise<void> {
+    /**
+     * Runs a credential check of a client and user name if their budget allows it: `succeeded` tells a
+     * right credential from a wrong one.
+     */
+    async guard<T>(client: string, username: string, check: () => Promise<T>, succeeded: (result: T) => boolean): Promise<Guarded<T>> {
       const key = nameKey(client, username);
-      const byName = await perName.get(key);
-      // On a shared store another process may be forgiving the same count at this moment: the one whose
-      // delete removed it forgives, once.
-      if (byName === null || !(await perName.delete(key))) return;
-      const byClient = await perClient.reward(client, byName.consumedPoints);
-      // Rewarding a count that expired (or that another success reduced) leaves it negative: a budget beyond
-      // the limit. Deleting it starts the client from zero instead.
-      if (byClient.consumedPoints < 0) await perClient.delete(client);
+      for (let round = 0; ; round++) {
+        const outcome = await take(client, key);
+        if ('refused' in outcome) {
+          if (round === RETRIES) return { checked: false, retryAfterSeconds: secondsLeft(outcome.refused) };
+          await othersDone(client);
+          continue;
+        }
+        const running = settled(outcome.taken, check, succeeded);
+        const checks = underWay.get(client) ?? new Set();
+        underWay.set(client, checks.add(running));
+        try {
+          const result = await running;
+          return { checked: true, result, last: [outcome.taken.byClient, outcome.taken.byName].some((count) => count.consumedPoints === maxFailures) };
+        } finally {
+          checks.delete(running);
+          if (checks.size === 0) underWay.delete(client);
+        }
+      }
     },
   };
 }

@@ -11,7 +11,6 @@ import { challenge, parseBasicAuthorization, type BasicCredentials } from './bas
 import { createHashGate, type HashGate } from './hash-gate.js';
 import { HttpProblem } from '../errors/problem.js';
 
-
 /** Establishes who calls a secured operation; resolves undefined for public ones. */
 export type Authenticate = (ctx: Context) => Promise<Principal | undefined>;
 
@@ -33,8 +32,8 @@ export function createAuthGuards(config: Config, limiters: Limiters, metrics: Me
 /**
  * The credential check of a secured operation. A request without well-formed Basic credentials is how a
  * client learns it needs them: it gets the 401 challenge at once, costs no password hash and is never
- * throttled. Credentials from a client (or for a user name from it) with too many recent failures are
- * refused (429) before the password check; the check's failures are counted.
+ * throttled. Each attempt takes its point of the client's budget before the password check (see
+ * auth-throttle.ts); an attempt beyond the budget is refused (429) without a check.
  */
 export function authenticate(route: RouteDefinition, config: Config, guards: AuthGuards): Authenticate {
   if (route.security.length === 0) return async () => undefined;
@@ -51,20 +50,18 @@ export function authenticate(route: RouteDefinition, config: Config, guards: Aut
     const given = parseBasicAuthorization(ctx.get('authorization') || undefined);
     if (given === undefined) throw challenge();
     const client: string = ctx.state.client;
-    const wait = await throttle.retryAfter(client, given.username);
-    if (wait !== undefined) {
+    const guarded = await throttle.guard(client, given.username, () => run(client, given), (result) => 'principal' in result);
+    if (!guarded.checked) {
+      const wait = guarded.retryAfterSeconds;
       metrics.limited('credentials');
       const headers = { 'Retry-After': String(wait), 'RateLimit-Policy': policy, RateLimit: `"credentials";r=0;t=${wait}` };
       throw new HttpProblem('too-many-attempts', `Too many failed attempts; try again in ${wait} seconds.`, { headers });
     }
-    const result = await run(client, given);
-    if ('principal' in result) {
-      await throttle.succeed(client, given.username);
-      return result.principal;
-    }
+    const { result } = guarded;
+    if ('principal' in result) return result.principal;
     metrics.authFailed();
     // Logged once per lockout, not per refused guess: an attack must not flood the log. No user name either.
-    if (await throttle.fail(client, given.username)) logger.warn({ client, requestId: ctx.response.get('X-Request-Id') }, 'failed credential checks reached the limit; client refused for a while');
+    if (guarded.last) logger.warn({ client, requestId: ctx.response.get('X-Request-Id') }, 'failed credential checks reached the limit; client refused for a while');
     throw challenge();
   };
 }
