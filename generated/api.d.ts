@@ -20,7 +20,8 @@ export interface paths {
          *     pages: `next`, `prev` and `last` carry a `cursor`, the position of the page by key, so each costs the
          *     same however large the store, and a user created or deleted meanwhile never makes a page repeat or
          *     skip anyone. A page picked by number (`page` without `cursor`) is found by counting past the pages
-         *     before it, which costs more the deeper it lies.
+         *     before it, so numbers reach only the first 10,000 users (`page` × `per_page` ≤ 10000); deeper, follow
+         *     the links.
          *
          */
         get: operations["listDemoUsers"];
@@ -1195,7 +1196,11 @@ export interface components {
          * @example 2
          */
         UserId: components["schemas"]["UserId"];
-        /** @description Page number, starting at 1. A page past the last one is empty. */
+        /** @description Page number, starting at 1. A page past the last one is empty. Pages picked by number reach the first
+         *     10,000 users: `page` × `per_page` may be at most 10000 unless `cursor` is given (a deeper page is `400`).
+         *     The links `next`, `prev` and `last` go as deep as the list does: their cursor finds a page by key, at the
+         *     same cost at any depth, and their `page` only numbers it.
+         *      */
         Page: number;
         /** @description Users per page. */
         PerPage: number;
@@ -1336,7 +1341,11 @@ export interface operations {
     listDemoUsers: {
         parameters: {
             query?: {
-                /** @description Page number, starting at 1. A page past the last one is empty. */
+                /** @description Page number, starting at 1. A page past the last one is empty. Pages picked by number reach the first
+                 *     10,000 users: `page` × `per_page` may be at most 10000 unless `cursor` is given (a deeper page is `400`).
+                 *     The links `next`, `prev` and `last` go as deep as the list does: their cursor finds a page by key, at the
+                 *     same cost at any depth, and their `page` only numbers it.
+                 *      */
                 page?: components["parameters"]["Page"];
                 /** @description Users per page. */
                 per_page?: components["parameters"]["PerPage"];

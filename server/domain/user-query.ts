@@ -40,6 +40,13 @@ export type OrderKeys = readonly (string | number)[];
  */
 export type ListPosition = { readonly after: OrderKeys } | { readonly before: OrderKeys | 'end' };
 
+/**
+ * How far pages picked by number reach: page × per_page at most this. A numbered page is found by counting past
+ * the users before it, which at 1,000,000 users cost seconds of the store's time; deeper readers follow a
+ * page's links, whose cursors cost the same at any depth (Elasticsearch's max_result_window is the same bound).
+ */
+export const NUMBERED_PAGES_REACH = 10_000;
+
 /** The default order, and the one a list without `sort` has: by id, ascending. */
 export const BY_ID: UserOrder = [{ field: 'id', descending: false }];
 

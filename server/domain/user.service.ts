@@ -1,12 +1,13 @@
 import {
   IdempotencyKeyInFlightError,
   IdempotencyKeyReusedError,
+  InvalidParameterError,
   PreconditionFailedError,
   UserNotFoundError,
 } from './errors.js';
 import { nextTurn } from './next-turn.js';
 import type { ChangeResult, KeyClaim, UserRepository, VersionCondition } from './user-repository.js';
-import { byIdOnly, unfiltered, type ListPosition, type UserFilter, type UserOrder } from './user-query.js';
+import { byIdOnly, NUMBERED_PAGES_REACH, unfiltered, type ListPosition, type UserFilter, type UserOrder } from './user-query.js';
 import type { ListedUser, User, UserFields, UserList, UserPage } from './user.js';
 
 /** How long a create may hold its idempotency key before a retry may take it over, unless configured. */
@@ -130,6 +131,12 @@ export function createUserService(repository: UserRepository, options: UserServi
     list: (filter, order) => repository.list(filter, order, STREAM_SLICE_SIZE),
     count: (filter) => repository.count(filter),
     async listPage(filter, order, page, perPage) {
+      if (page * perPage > NUMBERED_PAGES_REACH) {
+        throw new InvalidParameterError(
+          'page',
+          `goes past the first ${NUMBERED_PAGES_REACH} users, as far as pages by number reach (page × per_page ≤ ${NUMBERED_PAGES_REACH}); go deeper by following the links next and last, whose cursors cost the same at any depth`,
+        );
+      }
       // One more than the page holds says whether another follows. The common page (all users, by id) comes
       // with its total from one statement; others count their matches apart.
       const offset = (page - 1) * perPage;

@@ -1,5 +1,5 @@
 import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
-import { keysOf, type ListPosition, type SortField } from '../domain/user-query.js';
+import { keysOf, NUMBERED_PAGES_REACH, type ListPosition, type SortField } from '../domain/user-query.js';
 import type { UserPage } from '../domain/user.js';
 import type { HandlerDeps } from './handler-deps.js';
 import { encodeCursor, linkHeader, listLink, moreAfter, readListQuery } from './list-pages.js';
@@ -36,8 +36,10 @@ export function createShapeAHandlers({ users, basePath }: HandlerDeps): ShapeAHa
       }
       const link = (to: number, at?: ListPosition) =>
         listLink(`${basePath}/api/users`, { page: to, per_page: perPage, q: query.q, email: query.email, sort: query.sort, cursor: at && encodeCursor(order, at) });
+      // An empty page's previous: by number where numbers reach, else the last page, by its cursor.
+      const towards = (to: number) => (to * perPage <= NUMBERED_PAGES_REACH ? link(to) : link(page.totalPages, { before: 'end' }));
       const [first, last] = [page.users[0], page.users[page.users.length - 1]];
-      const previous = number <= 1 ? undefined : number === 2 ? link(1) : first ? link(number - 1, { before: keysOf(first, order) }) : link(Math.min(number - 1, Math.max(page.totalPages, 1)));
+      const previous = number <= 1 ? undefined : number === 2 ? link(1) : first ? link(number - 1, { before: keysOf(first, order) }) : towards(Math.min(number - 1, Math.max(page.totalPages, 1)));
       const Link = linkHeader([
         ['first', link(1)],
         ['prev', previous],

@@ -54,9 +54,23 @@ describeEachDialect((dialect) => {
 
     test('a page past the last one is empty, with the real totals', async () => {
       const total = await storedCount(sut.server);
-      const res = await sut.api.get('/api/users?page=1000&per_page=100');
+      const res = await sut.api.get('/api/users?page=100&per_page=100');
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ page: 1000, per_page: 100, total, total_pages: Math.ceil(total / 100), data: [] });
+      expect(res.body).toEqual({ page: 100, per_page: 100, total, total_pages: Math.ceil(total / 100), data: [] });
+      // Its previous page is the last one, by number while numbers reach it.
+      expect(res.headers.get('link')).toContain(`</api/users?page=${Math.ceil(total / 100)}&per_page=100>; rel="prev"`);
+    });
+
+    test('pages by number reach the first 10,000 users; a deeper one is a 400 that points to the links', async () => {
+      for (const [page, perPage] of [[1667, 6], [101, 100], [10001, 1], [1000000, 100]]) {
+        const res = await sut.api.get(`/api/users?page=${page}&per_page=${perPage}&sort=first_name,last_name`);
+        expect(res.status).toBe(400);
+        expect(res.body.type).toBe('urn:user-records:problem:invalid-parameter');
+        expect(res.body.errors).toEqual([{ path: '/page', message: expect.stringContaining('following the links next and last') }]);
+      }
+      for (const [page, perPage] of [[1666, 6], [100, 100], [10000, 1]]) {
+        expect((await sut.api.get(`/api/users?page=${page}&per_page=${perPage}&sort=first_name,last_name`)).status).toBe(200);
+      }
     });
 
     test('unknown query parameters are ignored', async () => {
