@@ -12,6 +12,16 @@ export interface User {
   readonly version: number;
 }
 
+/**
+ * The largest id or version a user can have: both are PostgreSQL `integer` columns (32 bits, signed), as the
+ * contract's `UserId` is int32. A larger number names no user or version; a store must never be asked for one,
+ * since PostgreSQL fails the statement where SQLite answers.
+ */
+export const MAX_STORED_NUMBER = 2 ** 31 - 1;
+
+/** Whether text can be stored, or compared with what is: PostgreSQL's `text` cannot hold NUL (U+0000). */
+export const storableText = (text: string): boolean => !text.includes('\u0000');
+
 /** The fields a client may set: everything else belongs to the store. */
 export type UserFields = Pick<User, 'firstName' | 'lastName' | 'email'>;
 

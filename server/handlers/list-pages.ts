@@ -1,5 +1,6 @@
 import { fromBase64Url, toBase64Url } from '../domain/base64.js';
 import { InvalidParameterError } from '../domain/errors.js';
+import { MAX_STORED_NUMBER, storableText } from '../domain/user.js';
 import { BY_ID, orderOf, orderText, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
 
 // Cursors and links, the same for both shapes: a cursor is a position in an order, and a link is the query of
@@ -22,8 +23,11 @@ export function encodeCursor(order: UserOrder, position: ListPosition): string {
   return toBase64Url(JSON.stringify([LAYOUT, orderText(order), direction, keys]));
 }
 
+/** Whether a cursor's key could be a user's: keys a store cannot hold were never made here (and PostgreSQL fails on them). */
 const isKey = (value: unknown, field: SortField) =>
-  field === 'id' ? Number.isSafeInteger(value) && (value as number) >= 0 : typeof value === 'string' && value.length <= MAX_KEY_LENGTH;
+  field === 'id'
+    ? Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= MAX_STORED_NUMBER
+    : typeof value === 'string' && value.length <= MAX_KEY_LENGTH && storableText(value);
 
 /**
  * The order and position of a cursor. A cursor that is not one this service made, or that was made for
