@@ -78,8 +78,10 @@ export interface paths {
         /**
          * Change some of a user's fields (shape A)
          * @description A JSON Merge Patch (RFC 7396), sent as `application/merge-patch+json` or `application/json`: `name`
-         *     (split as on create) and `email` replace what is stored when given; `{}` changes nothing but the
-         *     version. Answers as a replace does; `name` and `email` are as submitted, or as stored when not given.
+         *     (split as on create) and `email` replace what is stored when given. A patch that changes nothing (`{}`,
+         *     or values as stored) makes no new version: the `ETag` and `updatedAt` stay, so other clients'
+         *     `If-Match` still holds. Answers as a replace does; `name` and `email` are as submitted, or as stored
+         *     when not given.
          *
          */
         patch: operations["patchDemoUser"];
@@ -177,8 +179,9 @@ export interface paths {
         /**
          * Change some of a user's fields (shape B)
          * @description A JSON Merge Patch (RFC 7396), sent as `application/merge-patch+json` or `application/json`:
-         *     `firstName`, `lastName` and `email` replace what is stored when given; `{}` changes nothing but the
-         *     version. Answers as a replace does.
+         *     `firstName`, `lastName` and `email` replace what is stored when given. A patch that changes nothing
+         *     (`{}`, or values as stored) makes no new version: the `ETag` stays, so other clients' `If-Match` still
+         *     holds. Answers as a replace does.
          *
          */
         patch: operations["patchUser"];

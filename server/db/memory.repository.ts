@@ -2,7 +2,7 @@ import { DEMO_USERS } from '../domain/demo-users.js';
 import { IdempotencyKeyInFlightError } from '../domain/errors.js';
 import { foldCase, keysOf, type ListPosition, type OrderKeys, type UserFilter, type UserOrder } from '../domain/user-query.js';
 import type { ChangeResult, IdempotencyRecord, UserRepository, VersionCondition } from '../domain/user-repository.js';
-import type { ListedUser, User, UserFields } from '../domain/user.js';
+import { changesAny, type ListedUser, type User, type UserFields } from '../domain/user.js';
 
 // The user repository in the memory of one JavaScript realm: what the MSW handlers of the client package run
 // the service's own handlers and domain over, in Node and in browsers (it imports nothing of either). It keeps
@@ -108,7 +108,8 @@ export function createMemoryRepository(now: string = new Date().toISOString()): 
       return before.slice(Math.max(0, before.length - limit)).map(listed);
     },
     replace: async (id, fields, at, condition) => change(id, condition, (user) => update(user, fields, at)),
-    patch: async (id, changes, at, condition) => change(id, condition, (user) => update(user, changes, at)),
+    // A patch that changes nothing makes no new version, as on the stores (user.repository.ts).
+    patch: async (id, changes, at, condition) => change(id, condition, (user) => (changesAny(user, changes) ? update(user, changes, at) : user)),
     delete: async (id, condition) => change(id, condition, () => void users.delete(id)),
 
     async claimKey(key, fingerprint, claim, keysPerClient) {

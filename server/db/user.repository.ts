@@ -39,6 +39,9 @@ const toColumns = (fields: Partial<UserFields>) => ({
   ...(fields.email !== undefined ? { email: fields.email, email_key: foldCase(fields.email) } : {}),
 });
 
+/** The column of each field, as stored (not folded). */
+const FIELD_COLUMNS = { firstName: 'first_name', lastName: 'last_name', email: 'email' } as const satisfies Record<keyof UserFields, keyof UsersTable>;
+
 /** Every column a new user is stored with. */
 export const newUserRow = (fields: UserFields, now: string) => ({ ...toColumns(fields), created_at: now, updated_at: now }) as Insertable<UsersTable>;
 
@@ -82,6 +85,23 @@ export function createUserRepository(database: Database, options: ListOptions = 
       .updateTable('users')
       .set({ ...toColumns(fields), updated_at: now, version: sql<number>`version + 1` })
       .where('id', '=', id);
+  /**
+   * Sets the fields given, and bumps the version and updated_at only if one of them differs from the stored
+   * value: a patch that changes nothing makes no new version, which would fail other clients' If-Match. SET
+   * reads the row as it was, and the UPDATE decides on the row it locks, so no change slips in between.
+   */
+  const patchUser = (into: Kysely<Tables>, changes: Partial<UserFields>, now: string, id: number) => {
+    const given = (Object.keys(FIELD_COLUMNS) as (keyof UserFields)[]).filter((field) => changes[field] !== undefined);
+    const changed = given.length === 0 ? sql`1 = 0` : sql.join(given.map((field) => sql`${sql.ref(FIELD_COLUMNS[field])} <> ${changes[field]}`), sql` OR `);
+    return into
+      .updateTable('users')
+      .set({
+        ...toColumns(changes),
+        updated_at: sql<string>`CASE WHEN ${changed} THEN ${now} ELSE updated_at END`,
+        version: sql<number>`CASE WHEN ${changed} THEN version + 1 ELSE version END`,
+      })
+      .where('id', '=', id);
+  };
   // A replace without If-Match, the common case, compiled once; parameters bind in the order of toColumns.
   const updateAny = compiledOnce(updateUser(db, { firstName: '', lastName: '', email: '' }, '', 0).returning(USER_COLUMNS));
   const insertReturning = compiledOnce(db.insertInto('users').values(newUserRow({ firstName: '', lastName: '', email: '' }, '')).returning(USER_COLUMNS));
@@ -163,10 +183,11 @@ export function createUserRepository(database: Database, options: ListOptions = 
       }),
     // One UPDATE that sets only the fields given: the merge happens in the store, so a concurrent change of
     // another field can never be overwritten with a stale copy, and nothing has to be read first or retried.
+    // A patch that changes nothing still answers the user (its version as it was).
     patch: (id, changes, now, condition) =>
       writing(async (trx) => {
         if (condition !== 'any' && condition.length === 0) return whyUnchanged(trx, id);
-        const [row] = await updateUser(trx, changes, now, id)
+        const [row] = await patchUser(trx, changes, now, id)
           .$if(condition !== 'any', (qb) => qb.where('version', 'in', versions(condition)))
           .returning(USER_COLUMNS)
           .execute();

@@ -25,6 +25,10 @@ export const storableText = (text: string): boolean => !text.includes('\u0000');
 /** The fields a client may set: everything else belongs to the store. */
 export type UserFields = Pick<User, 'firstName' | 'lastName' | 'email'>;
 
+/** Whether a merge patch changes a user: whether a field it sets differs from the user's (case counts). */
+export const changesAny = (user: UserFields, changes: Partial<UserFields>): boolean =>
+  (Object.keys(changes) as (keyof UserFields)[]).some((field) => changes[field] !== undefined && changes[field] !== user[field]);
+
 /**
  * A user as a list shows one: its id and fields, without timestamps or version. Lists read only these
  * columns: each column of a row read costs time, and a list of 12 spent most of its store time on columns

@@ -34,12 +34,40 @@ describeEachDialect((dialect) => {
     expect(await storedUser(sut.server, user.id)).toMatchObject({ first_name: 'Augusta', last_name: 'Ada King', email: 'ada.new@example.com' });
   });
 
-  test('an empty patch changes nothing but the version', async () => {
+  // A patch that changes nothing must leave the version alone: other clients hold its ETag in If-Match, and a
+  // new version would make their next write fail for a change that never happened (issue 24, item 10).
+  test.each([
+    ['shape B, an empty patch', '/users', {}],
+    ['shape A, an empty patch', '/api/users', {}],
+    ['shape B, every member as stored', '/users', { firstName: 'Ada', lastName: 'Byron' }],
+    ['shape A, name and email as stored', '/api/users', { name: 'Ada Byron' }],
+  ])('%s changes no version, ETag or updatedAt, and answers 200 with the user', async (_case, base, body) => {
     const user = await newUser();
-    const res = await patch(`/users/${user.id}`, {});
+    const before = await storedUser(sut.server, user.id);
+    const withEmail = 'lastName' in body || 'name' in body ? { ...body, email: user.email } : body;
+    const res = await patch(`${base}/${user.id}`, withEmail);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual(user);
+    expect(res.headers.get('etag')).toBe('"1"');
+    expect(res.body).toMatchObject(base === '/users' ? user : { id: user.id, name: 'Ada Byron', email: user.email, updatedAt: before!.updated_at });
+    expect(await storedUser(sut.server, user.id)).toEqual(before);
+    // Another client's write with the ETag it read before still applies.
+    expect((await patch(`/users/${user.id}`, { lastName: 'Lovelace' }, { 'if-match': '"1"' })).status).toBe(200);
+  });
+
+  test('a patch that changes nothing still honours If-Match: the current tag is a 200, a stale one a 412', async () => {
+    const user = await newUser();
+    expect((await patch(`/users/${user.id}`, {}, { 'if-match': '"1"' })).headers.get('etag')).toBe('"1"');
+    await patch(`/users/${user.id}`, { lastName: 'Lovelace' });
+    expect((await patch(`/users/${user.id}`, { lastName: 'Lovelace' }, { 'if-match': '"1"' })).status).toBe(412);
+    expect((await patch(`/api/users/${user.id}`, {}, { 'if-match': '"1"' })).status).toBe(412);
+    expect(await storedUser(sut.server, user.id)).toMatchObject({ last_name: 'Lovelace', version: 2 });
+  });
+
+  test('a member that differs only in case is a change', async () => {
+    const user = await newUser();
+    const res = await patch(`/users/${user.id}`, { lastName: 'byron', email: user.email.toUpperCase() });
     expect(res.headers.get('etag')).toBe('"2"');
+    expect(await storedUser(sut.server, user.id)).toMatchObject({ last_name: 'byron', email: user.email.toUpperCase(), version: 2 });
   });
 
   test.each([
@@ -85,7 +113,8 @@ describeEachDialect((dialect) => {
   test('concurrent patches of different members lose none of them', async () => {
     const user = await newUser();
     for (let round = 1; round <= 5; round++) {
-      const lastNames = Array.from({ length: 20 }, (_, i) => patch(`/users/${user.id}`, { lastName: `N${i}` }));
+      // Every last name is new in its round: a patch that sets the name already stored changes no version.
+      const lastNames = Array.from({ length: 20 }, (_, i) => patch(`/users/${user.id}`, { lastName: `N${round}.${i}` }));
       const email = patch(`/users/${user.id}`, { email: `kept${round}@example.com` });
       const firstName = patch(`/api/users/${user.id}`, { name: `Kept${round}` });
       const statuses = (await Promise.all([email, ...lastNames, firstName])).map((res) => res.status);
