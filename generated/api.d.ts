@@ -224,6 +224,10 @@ export interface paths {
          *     `404`. Deletes every user and idempotency key and restores the 12 demo users, with ids from 1 again, so
          *     that each test of a frontend can start from the same data.
          *
+         *     The body is `{}` as `application/json`. A page of another origin can send that only after a CORS
+         *     preflight, which the sandbox admits for local development origins alone; what any page can send
+         *     without one (no body, `text/plain`, a form) is refused with `400` or `415` and resets nothing.
+         *
          */
         post: operations["resetSandbox"];
         delete?: never;
@@ -402,6 +406,8 @@ export interface components {
             lastName?: components["schemas"]["FamilyName"];
             email?: components["schemas"]["Email"];
         };
+        /** @description No members. The body exists so that a browser must preflight a reset (CORS). */
+        SandboxReset: Record<string, never>;
         /** @description An RFC 9457 problem detail. */
         Problem: {
             /**
@@ -1072,6 +1078,50 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The body is missing, or is not JSON that parses. */
+        ResetBadBody: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is larger than 64 KiB. */
+        ResetTooLarge: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is not `application/json`, or there is none: what a page of any origin can send without a CORS preflight. Nothing is reset. */
+        ResetNotJson: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is JSON, but not `{}`. Nothing is reset. */
+        ResetInvalid: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Too many creates, replaces, deletes and resets from this client within the current minute (600 by default): a reset counts as a write. Wait `Retry-After` seconds. */
         ResetTooManyWrites: {
             headers: {
@@ -1291,6 +1341,14 @@ export interface components {
             content: {
                 "application/merge-patch+json": components["schemas"]["DemoUserPatch"];
                 "application/json": components["schemas"]["DemoUserPatch"];
+            };
+        };
+        /** @description `{}`: a body a CORS "simple" request cannot carry, so that no page of another origin can reset the
+         *     sandbox without a preflight (which admits local development origins alone).
+         *      */
+        SandboxReset: {
+            content: {
+                "application/json": components["schemas"]["SandboxReset"];
             };
         };
         UserPatch: {
@@ -2299,7 +2357,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: components["requestBodies"]["SandboxReset"];
         responses: {
             /** @description The demo data is restored; the body is empty. */
             204: {
@@ -2310,7 +2368,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["MalformedHttp"];
+            400: components["responses"]["ResetBadBody"];
             /** @description This server is not in sandbox mode. */
             404: {
                 headers: {
@@ -2321,7 +2379,10 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["ResetTooLarge"];
+            415: components["responses"]["ResetNotJson"];
             417: components["responses"]["ExpectationFailed"];
+            422: components["responses"]["ResetInvalid"];
             429: components["responses"]["ResetTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ResetInternalError"];

@@ -81,8 +81,8 @@ export const routes = [
     path: '/__sandbox/reset',
     pathParams: [],
     queryParams: ['delay'],
-    hasBody: false,
-    bodyTypes: [],
+    hasBody: true,
+    bodyTypes: ['application/json'],
     security: [],
   },
   {

@@ -123,7 +123,10 @@ export interface UserRecordsHandlers {
     | Reply<'resetSandbox', 400>
     | Reply<'resetSandbox', 404>
     | Reply<'resetSandbox', 408>
+    | Reply<'resetSandbox', 413>
+    | Reply<'resetSandbox', 415>
     | Reply<'resetSandbox', 417>
+    | Reply<'resetSandbox', 422>
     | Reply<'resetSandbox', 429>
     | Reply<'resetSandbox', 431>
     | Reply<'resetSandbox', 500>

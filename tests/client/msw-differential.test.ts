@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { setupServer } from 'msw/node';
 import { createMockHandlers } from '../../client/src/msw.js';
 import { useTestServer } from '../support/test-server.js';
+import { SANDBOX_RESET } from '../support/sandbox-reset.js';
 
 // The MSW handlers run the service's handlers over an in-memory store of their own: the same random sequences
 // of creates, changes, deletes and lists go to them and to the real service (a sandbox on SQLite, reset
@@ -71,7 +72,7 @@ test('random sequences get the same answers from the MSW handlers and from the s
   await fc.assert(
     fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 14 }), async (steps) => {
       handlers.reset();
-      expect((await fetch(`${sut.server.url}/__sandbox/reset`, { method: 'POST' })).status).toBe(204);
+      expect((await fetch(`${sut.server.url}/__sandbox/reset`, SANDBOX_RESET)).status).toBe(204);
       expect(await run(mockUrl, steps)).toEqual(await run(sut.server.url, steps));
     }),
     { seed: SEED, numRuns: 120 },
@@ -88,7 +89,7 @@ test.each([
     { method: 'GET', path: `/users?q=${encodeURIComponent(people[0]![0]!.toLowerCase())}` },
   ];
   handlers.reset();
-  await fetch(`${sut.server.url}/__sandbox/reset`, { method: 'POST' });
+  await fetch(`${sut.server.url}/__sandbox/reset`, SANDBOX_RESET);
   expect(await run(mockUrl, steps)).toEqual(await run(sut.server.url, steps));
 });
 

@@ -1,6 +1,6 @@
 import { toFieldErrors } from '../../server/http/contract/contract.js';
 import { HttpProblem, problemDocument, type ProblemKind } from '../../server/http/errors/problem.js';
-import { collectExamples, contract, exampleLabel, exampleRequest } from '../support/contract-examples.js';
+import { collectExamples, contract, exampleLabel, exampleRequest, inSandbox, requestsOf } from '../support/contract-examples.js';
 import { startTestServer } from '../support/test-server.js';
 
 // The contract's examples are what Prism serves to frontend teams, and what /docs shows: each must be valid
@@ -76,11 +76,11 @@ const withoutSampleValue = (line: string) => line.replace(/ [0-9.e+-]+$/, ' <val
 const reproducible = answers.filter((example) => example.request !== undefined);
 test.each(reproducible.map((example) => [exampleLabel(example), example] as const))('%s is what a fresh server answers', async (_label, example) => {
   // Each on a store of its own: examples that create or change users must each find the demo data as it was.
-  const server = await startTestServer({ env: { BASIC_AUTH_USERNAME: 'admin' } });
+  const sandbox: Record<string, string> = inSandbox(example) ? { SANDBOX: 'true', DATABASE_URL: 'sqlite::memory:' } : {};
+  const server = await startTestServer({ env: { BASIC_AUTH_USERNAME: 'admin', ...sandbox } });
   try {
-    const requests = Array.isArray(example.request) ? example.request : [example.request!];
     let response!: Response;
-    for (const request of requests) response = await fetch(exampleRequest(server.url, request));
+    for (const request of requestsOf(example)) response = await fetch(exampleRequest(server.url, request));
     expect(String(response.status)).toBe(example.status);
     expect(response.headers.get('content-type')?.split(';')[0]).toBe(example.mediaType);
     if (example.mediaType === 'text/plain') {

@@ -58,7 +58,7 @@ describe('sandbox mode', () => {
     await sut.api.delete('/users/3');
     expect((await sut.api.get('/users')).body).not.toEqual(demoList);
 
-    const reset = await sut.api.post('/__sandbox/reset', undefined);
+    const reset = await sut.api.post('/__sandbox/reset', {});
     expect(reset.status).toBe(204);
     expect(reset.text).toBe('');
     expect((await sut.api.get('/users')).body).toEqual(demoList);
@@ -68,7 +68,42 @@ describe('sandbox mode', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     expect(again.body).toEqual({ ...created.body, id: 13 });
-    await sut.api.post('/__sandbox/reset', undefined);
+    await sut.api.post('/__sandbox/reset', {});
+  });
+
+  // Any page on any origin can send a CORS "simple" request without asking first (a `no-cors` fetch, a form):
+  // no body, or a text/plain, form or multipart one. A reset takes what only a preflighted request carries, a
+  // JSON body, and the preflight admits local development origins alone (issue 24, item 9).
+  test.each([
+    ['no body, as a no-cors fetch sends it', {}, undefined, 415, 'The request body must be application/json (got none).'],
+    ['{} as text/plain', { 'content-type': 'text/plain' }, '{}', 415, 'The request body must be application/json (got text/plain).'],
+    ['a form', { 'content-type': 'application/x-www-form-urlencoded' }, 'all=1', 415, 'The request body must be application/json (got application/x-www-form-urlencoded).'],
+    ['a multipart form', { 'content-type': 'multipart/form-data; boundary=x' }, '--x--\r\n', 415, 'The request body must be application/json (got multipart/form-data; boundary=x).'],
+  ])('a reset with %s, from another origin, is refused and resets nothing', async (_shape, headers, body, status, detail) => {
+    await sut.api.delete('/users/4');
+    const res = await sut.api.request('POST', '/__sandbox/reset', { raw: body, headers: { origin: 'https://attacker.example', ...headers } });
+    expect({ status: res.status, detail: res.body.detail }).toEqual({ status, detail });
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect((await sut.api.get('/users/4')).status).toBe(404);
+    expect((await sut.api.post('/__sandbox/reset', {})).status).toBe(204);
+  });
+
+  test('a JSON reset from another origin is never sent: the preflight it needs admits no other origin', async () => {
+    const init = { method: 'OPTIONS', headers: { 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' } };
+    const other = await fetch(`${sut.server.url}/__sandbox/reset`, { ...init, headers: { ...init.headers, Origin: 'https://attacker.example' } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    const local = await fetch(`${sut.server.url}/__sandbox/reset`, { ...init, headers: { ...init.headers, Origin: 'http://localhost:5173' } });
+    expect(local.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+    expect(local.headers.get('access-control-allow-headers')).toMatch(/content-type/i);
+  });
+
+  test('a reset whose JSON body has members is a 422 naming them, and resets nothing', async () => {
+    await sut.api.delete('/users/4');
+    const res = await sut.api.post('/__sandbox/reset', { keepUsers: true });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([expect.objectContaining({ path: '/keepUsers' })]);
+    expect((await sut.api.get('/users/4')).status).toBe(404);
+    expect((await sut.api.post('/__sandbox/reset', {})).status).toBe(204);
   });
 
   test('delay holds the answer back that many seconds, problems included', async () => {

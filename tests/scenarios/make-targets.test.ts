@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { contractCheckingFetch } from '../support/checking-fetch.js';
 import { freePort } from '../support/prism.js';
+import { SANDBOX_RESET } from '../support/sandbox-reset.js';
 
 // `make mock` and `make sandbox`, as the README tells frontend teams to run them, serve on the port asked for.
 
@@ -47,7 +48,7 @@ test('make sandbox serves the demo data with its controls, on SANDBOX_PORT', asy
     const check = contractCheckingFetch(baseUrl);
     await check(new Request(`${baseUrl}/users/3`, { method: 'DELETE' }));
     expect(((await (await check(new Request(`${baseUrl}/users`))).json()) as unknown[]).length).toBe(11);
-    expect((await check(new Request(`${baseUrl}/__sandbox/reset`, { method: 'POST' }))).status).toBe(204);
+    expect((await check(new Request(`${baseUrl}/__sandbox/reset`, SANDBOX_RESET))).status).toBe(204);
     expect(((await (await check(new Request(`${baseUrl}/users`))).json()) as unknown[]).length).toBe(12);
   } finally {
     make.stop();

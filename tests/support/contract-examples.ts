@@ -19,6 +19,8 @@ export type ExampleRequest =
       bodyBytes?: number;
       /** Basic credentials: the server's user with its password (`admin`), or with a wrong one (`wrong`). */
       credentials?: 'admin' | 'wrong';
+      /** Sent to a server in sandbox mode (`SANDBOX=true`): the answers of the sandbox's own operations. */
+      sandbox?: boolean;
     };
 
 export interface Example {
@@ -63,6 +65,12 @@ export function collectExamples(): Example[] {
   return examples;
 }
 
+
+/** The requests an example names, in order. */
+export const requestsOf = (example: Example): ExampleRequest[] => (example.request === undefined ? [] : Array.isArray(example.request) ? example.request : [example.request]);
+
+/** Whether an example shows what a server in sandbox mode answers (the MSW handlers answer the same). */
+export const inSandbox = (example: Example): boolean => requestsOf(example).some((request) => typeof request === 'object' && request.sandbox === true);
 
 /** The example's operation, status and name, as a test's title. */
 export const exampleLabel = (example: Example) => `${example.where} ${example.status} ${example.name}`;
