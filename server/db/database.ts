@@ -192,7 +192,7 @@ function sqlite(filename: string, timeouts: StoreTimeouts): DialectSupport {
     outage: sqliteOutage,
     checkRoom: () => checkFreeSpace(filename),
     // One connection and an fsync per commit: concurrent writes share commits (see group-commit.ts).
-    writer: groupCommit,
+    writer: (db) => groupCommit(db, { lockWaitMs: timeouts.statementMs }),
     migrationSchema: async () => undefined,
     sharedCounters: undefined,
   };

@@ -1,4 +1,6 @@
+import { setTimeout } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
+import { StoreUnavailableError } from '../domain/errors.js';
 import type { Tables } from './tables.js';
 
 /**
@@ -15,14 +17,31 @@ export type Write = <T>(work: WriteUnit<T>, options?: { readonly atomic?: boolea
 
 /** Most units one commit carries; the rest wait for the next, so that no batch holds the write lock long. */
 export const MAX_UNITS_PER_COMMIT = 256;
+/**
+ * Most units that may wait for a commit; one more fails at once (503, nothing written) rather than adding to
+ * a wait that a held lock makes grow without end.
+ */
+export const MAX_WAITING_UNITS = 4 * MAX_UNITS_PER_COMMIT;
+/** Longest pause between two tries for a write lock that another connection holds. */
+const MAX_LOCK_RETRY_MS = 50;
+
+/** How long units may wait for the write lock (the statement timeout). */
+export interface GroupCommitSettings {
+  readonly lockWaitMs: number;
+}
 
 interface Pending {
   readonly work: WriteUnit<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+  /** performance.now() past which the unit is not begun: its caller has been told it failed. */
+  readonly deadline: number;
 }
 
 type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+
+const lockTimeout = () => new StoreUnavailableError({ code: 'WRITE_LOCK_TIMEOUT' });
+const isBusy = (error: unknown) => String((error as { code?: unknown } | null)?.code ?? '').startsWith('SQLITE_BUSY');
 
 /**
  * Rolls one unit back to its savepoint. After SQLITE_FULL or IOERR, SQLite may have rolled the whole
@@ -39,6 +58,65 @@ async function undoUnit(trx: Kysely<Tables>, error: unknown): Promise<void> {
 }
 
 /**
+ * Takes the write lock without waiting (BEGIN IMMEDIATE with no busy timeout): false when another connection
+ * holds it. SQLite's own wait sleeps inside the call, and so held the event loop (WORKERS=1: /healthz took
+ * the whole hold of an outside lock) or the writer thread, while the requests it waited for timed out.
+ */
+async function tryLock(conn: Kysely<Tables>, waitMs: number): Promise<boolean> {
+  await sql.raw('pragma busy_timeout = 0').execute(conn);
+  try {
+    await sql.raw('begin immediate').execute(conn);
+    return true;
+  } catch (error) {
+    if (isBusy(error)) return false;
+    throw error;
+  } finally {
+    await sql.raw(`pragma busy_timeout = ${waitMs}`).execute(conn);
+  }
+}
+
+/**
+ * Runs the units of a batch in one transaction, each in a savepoint of its own, and commits; false when the
+ * lock was held by another connection (nothing ran). A unit whose deadline passed is not begun.
+ */
+function runBatch(db: Kysely<Tables>, batch: readonly Pending[], waitMs: number): Promise<boolean> {
+  return db.connection().execute(async (conn) => {
+    if (!(await tryLock(conn, waitMs))) return false;
+    const outcomes: Outcome[] = [];
+    try {
+      for (const unit of batch) {
+        if (performance.now() > unit.deadline) {
+          outcomes.push({ ok: false, error: lockTimeout() });
+          continue;
+        }
+        await sql`savepoint unit`.execute(conn);
+        try {
+          const value = await unit.work(conn);
+          await sql`release unit`.execute(conn);
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          await undoUnit(conn, error);
+          outcomes.push({ ok: false, error });
+        }
+      }
+      await sql`commit`.execute(conn);
+    } catch (error) {
+      // The transaction did not commit (a failed COMMIT or ROLLBACK TO): nothing in it happened. SQLite may
+      // have rolled it back itself already (SQLITE_FULL, IOERR): then there is nothing left to roll back.
+      await sql`rollback`.execute(conn).catch(() => undefined);
+      for (const unit of batch) unit.reject(error);
+      return true;
+    }
+    batch.forEach((unit, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) unit.resolve(outcome.value);
+      else unit.reject(outcome.error);
+    });
+    return true;
+  });
+}
+
+/**
  * Group commit, for a store whose every commit waits for the disk (SQLite with synchronous=FULL): units of
  * writes that arrive in the same turn of the event loop run one after the other in one transaction, each
  * in a savepoint of its own, and share one commit and so one fsync.
@@ -47,49 +125,49 @@ async function undoUnit(trx: Kysely<Tables>, error: unknown): Promise<void> {
  * back to its savepoint, alone, and gets its error. It is isolated: units run one at a time, and nothing
  * else uses the connection until the commit. It is durable when acknowledged: no unit resolves before the
  * commit that carries it has returned, and if that commit fails, every unit in it fails.
+ *
+ * While another connection holds the write lock, batches wait for it between tries, never inside SQLite,
+ * so that reads go on; a unit not begun within `lockWaitMs` fails (503 WRITE_LOCK_TIMEOUT) and is never
+ * begun later: a 503 means nothing was written, and a client that retries makes no duplicate.
  */
-export function groupCommit(db: Kysely<Tables>): Write {
+export function groupCommit(db: Kysely<Tables>, { lockWaitMs }: GroupCommitSettings): Write {
   const queue: Pending[] = [];
+  let draining = false;
 
-  async function runBatch(batch: readonly Pending[]): Promise<void> {
-    const outcomes: Outcome[] = [];
-    try {
-      await db.transaction().execute(async (trx) => {
-        for (const unit of batch) {
-          await sql`savepoint unit`.execute(trx);
-          try {
-            const value = await unit.work(trx);
-            await sql`release unit`.execute(trx);
-            outcomes.push({ ok: true, value });
-          } catch (error) {
-            await undoUnit(trx, error);
-            outcomes.push({ ok: false, error });
-          }
-        }
-      });
-    } catch (error) {
-      // The transaction did not commit (a failed BEGIN, COMMIT or ROLLBACK TO): nothing in it happened.
-      for (const unit of batch) unit.reject(error);
-      return;
+  /** Fails the waiting units whose deadline passed. */
+  function expire(now: number): void {
+    for (let i = queue.length - 1; i >= 0; i--) {
+      if (queue[i]!.deadline < now) queue.splice(i, 1)[0]!.reject(lockTimeout());
     }
-    batch.forEach((unit, index) => {
-      const outcome = outcomes[index]!;
-      if (outcome.ok) unit.resolve(outcome.value);
-      else unit.reject(outcome.error);
-    });
   }
 
-  // A flush is pending exactly while the queue is not empty.
-  function flush(): void {
-    const batch = queue.splice(0, MAX_UNITS_PER_COMMIT);
-    if (queue.length > 0) setImmediate(flush);
-    void runBatch(batch);
+  // One batch at a time; the units that arrive meanwhile make the next.
+  async function drain(): Promise<void> {
+    draining = true;
+    try {
+      for (let pause = 1; queue.length > 0; ) {
+        expire(performance.now());
+        const batch = queue.splice(0, MAX_UNITS_PER_COMMIT);
+        if (batch.length === 0) break;
+        if (await runBatch(db, batch, lockWaitMs).catch((error: unknown) => (batch.forEach((unit) => unit.reject(error)), true))) {
+          pause = 1;
+          continue;
+        }
+        queue.unshift(...batch);
+        await setTimeout(pause);
+        pause = Math.min(pause * 2, MAX_LOCK_RETRY_MS);
+      }
+    } finally {
+      draining = false;
+    }
   }
 
   // Every unit is atomic here, `atomic` or not: its savepoint costs less than a commit of its own.
   return <T>(work: WriteUnit<T>) =>
     new Promise<T>((resolve, reject) => {
+      if (queue.length >= MAX_WAITING_UNITS) return reject(new StoreUnavailableError({ code: 'WRITE_QUEUE_FULL' }));
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject, deadline: performance.now() + lockWaitMs });
       // After the I/O callbacks of this turn: every request that arrived with this one joins its commit.
-      if (queue.push({ work, resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(flush);
+      if (!draining && queue.length === 1) setImmediate(() => void drain());
     });
 }

@@ -59,3 +59,50 @@ test('what one worker writes (a create, a patch), every worker reads at once', a
     expect(again.map((user) => user.lastName)).toEqual(Array(3).fill(`Patched${i}`));
   }
 });
+
+test.each([['1'], ['2']])('WORKERS=%s: a write lock held by another process holds no event loop: health checks and reads are answered meanwhile', async (workers) => {
+  server = await startServerProcess(store, { WORKERS: workers, DATABASE_STATEMENT_TIMEOUT_MS: '8000' });
+  const url = server.url;
+  const other = new SqliteDatabase(store.sqliteFile!);
+  other.exec('BEGIN IMMEDIATE');
+  const health = startProbe(`${url}/healthz`);
+  const reads = startProbe(`${url}/users/1`);
+  const writes = Promise.all(Array.from({ length: 8 }, () => create(url)));
+  await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
+  other.exec('COMMIT');
+  other.close();
+  expect((await writes).map((response) => response.status)).toEqual(Array(8).fill(201));
+  for (const probe of [await health.stop(), await reads.stop()]) {
+    expect(probe.statuses.every((status) => status === 200)).toBe(true);
+    // Before, with WORKERS=1 the write waited for the lock inside a synchronous call: /healthz took ~3 s.
+    expect(probe.slowestMs).toBeLessThan(STALL_BOUND_MS);
+  }
+}, 30_000);
+
+test.each([['1'], ['2']])('WORKERS=%s: a write answered 503 while the lock is held was not made, and is not made later', async (workers) => {
+  server = await startServerProcess(store, { WORKERS: workers, DATABASE_STATEMENT_TIMEOUT_MS: '1000' });
+  const url = server.url;
+  const other = new SqliteDatabase(store.sqliteFile!);
+  other.exec('BEGIN IMMEDIATE');
+  // Creates keep arriving while the lock is held for longer than a statement may wait, and after.
+  const sent: Array<Promise<{ email: string; status: number }>> = [];
+  const started = performance.now();
+  while (performance.now() - started < 6000) {
+    const input = buildUserInput();
+    sent.push(fetch(`${url}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) }).then((r) => ({ email: input.email, status: r.status })));
+    await new Promise((resolve) => setTimeout(resolve, 15));
+  }
+  other.exec('COMMIT');
+  other.close();
+  const answers = await Promise.all(sent);
+  // A moment for any write that was still queued to be committed (as they were before).
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const reader = new SqliteDatabase(store.sqliteFile!, { readonly: true });
+  const stored = new Set((reader.prepare('SELECT email FROM users').all() as Array<{ email: string }>).map((row) => row.email));
+  reader.close();
+  const refused = answers.filter((answer) => answer.status === 503);
+  expect(refused.length).toBeGreaterThan(0);
+  expect(answers.filter((answer) => answer.status !== 503 && answer.status !== 201)).toEqual([]);
+  expect(refused.filter((answer) => stored.has(answer.email)).length).toBe(0);
+  expect(answers.filter((answer) => answer.status === 201 && !stored.has(answer.email)).length).toBe(0);
+}, 30_000);
