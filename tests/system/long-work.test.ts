@@ -20,7 +20,7 @@ beforeAll(async () => {
   await (await startServerProcess(store, { LOG_LEVEL: 'info' })).stop();
   seedUsers(store, USERS);
   seedExpiredKeys(store, EXPIRED_KEYS);
-}, 30_000);
+}, 180_000);
 afterAll(async () => {
   await server?.stop();
   await store.drop();
@@ -32,8 +32,8 @@ test('the start-up sweep of 1,000,000 expired idempotency keys leaves /healthz a
   const port = await freePort();
   const probe = startProbe(`http://127.0.0.1:${port}/healthz`, 50, { beforeListening: true });
   server = await startServerProcess(store, { LOG_LEVEL: 'info', PORT: String(port) });
-  const deadline = Date.now() + 20_000;
-  while (countKeys(store) > 0 && Date.now() < deadline) {
+  // Waits for the sweep to end however long a busy machine makes it (the test's own timeout bounds it).
+  while (countKeys(store) > 0) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const { slowestMs, statuses } = await probe.stop();
@@ -41,7 +41,7 @@ test('the start-up sweep of 1,000,000 expired idempotency keys leaves /healthz a
   expect(statuses.every((status) => status === 200)).toBe(true);
   expect(statuses.length).toBeGreaterThan(0);
   expect(slowestMs).toBeLessThan(STALL_BOUND_MS);
-}, 30_000);
+}, 180_000);
 
 test('four full lists of 250,000 users leave /healthz answered', async () => {
   server ??= await startServerProcess(store, { LOG_LEVEL: 'info' });
@@ -51,7 +51,7 @@ test('four full lists of 250,000 users leave /healthz answered', async () => {
   expect(lists.map((list) => list.status)).toEqual([200, 200, 200, 200]);
   expect(statuses.every((status) => status === 200)).toBe(true);
   expect(slowestMs).toBeLessThan(STALL_BOUND_MS);
-}, 40_000);
+}, 180_000);
 
 // A search of two characters is one the substring index cannot answer (it holds trigrams), so each of these
 // examines every user: the slowest search there is.
@@ -69,7 +69,7 @@ test('24 searches that examine all 250,000 users and match none leave /healthz a
   expect(searches.map((search) => search.status)).toEqual(Array(24).fill(200));
   expect(statuses.every((status) => status === 200)).toBe(true);
   expect(slowestMs).toBeLessThan(STALL_BOUND_MS);
-}, 60_000);
+}, 180_000);
 
 test('searches beyond SEARCH_QUEUE waiting are refused with 503 searches-busy, logged and counted as refusals, and the rest answered', async () => {
   // A queue of 4: the 24 searches of 250,000 users each wait for hundreds of turns, so most find it full.
@@ -107,7 +107,7 @@ test('searches beyond SEARCH_QUEUE waiting are refused with 503 searches-busy, l
   } finally {
     await limited.stop();
   }
-}, 60_000);
+}, 180_000);
 
 test('searches whose clients hang up stop before their next statement instead of examining every user for nobody', async () => {
   server ??= await startServerProcess(store, { LOG_LEVEL: 'info' });
@@ -124,15 +124,14 @@ test('searches whose clients hang up stop before their next statement instead of
     ),
   );
   const logged = () => server!.output().split('\n').filter((line) => line.includes('"requestId":"abandoned-search-'));
-  const deadline = Date.now() + 20_000;
-  while (logged().length < 8 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (logged().length < 8) await new Promise((resolve) => setTimeout(resolve, 50));
   // Logged as 499 (nginx's "client closed request"), having stopped: without the stop, each finished and
   // was logged as a 200 that nobody read.
   expect(logged().map((line) => (JSON.parse(line) as { status: number }).status)).toEqual(Array(8).fill(499));
   expect(server.output()).toContain('client went away; the work for its answer was stopped');
-}, 40_000);
+}, 180_000);
 
 test('searches the substring index answers find their users among 250,000, and the index follows writes', async () => {
   server ??= await startServerProcess(store, { LOG_LEVEL: 'info' });
   await expectBulkSearchesFound(server.url);
-}, 30_000);
+}, 180_000);
