@@ -16,7 +16,7 @@ SANDBOX_LATENCY_MS ?= 0
 INSTALLED := node_modules/.installed
 JEST_FLAGS ?=
 
-.PHONY: help install chromium generate check-generated lint typecheck build client run mock sandbox test bench clean
+.PHONY: help install chromium generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -73,6 +73,13 @@ test: check-generated lint typecheck build chromium ## Every check: generated co
 bench: build ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/
 	node bench/run.mjs
 	node bench/large-list.mjs
+
+# The list audit of make test, on 1,000,000 users per store (about 15 minutes): every combination of list
+# parameters timed, the table in bench/results/list-audit-{sqlite,postgres}.md.
+AUDIT_USERS ?= 1000000
+audit-lists: build ## Time every list parameter combination on 1,000,000 users per store (AUDIT_USERS)
+	LIST_AUDIT_USERS=$(AUDIT_USERS) LIST_AUDIT_REPORT=bench/results/list-audit NODE_OPTIONS=--experimental-vm-modules \
+	  node_modules/.bin/jest tests/system/list-cost-audit.test.ts
 
 clean: ## Remove build output and local databases
 	rm -rf dist data .tools

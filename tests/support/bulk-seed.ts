@@ -56,3 +56,45 @@ export async function seedPostgresUsers(store: TestStore, count: number): Promis
     await client.end();
   }
 }
+
+const FIRST_NAMES = ['Mira', 'Tobias', 'Priya', 'Ezra', 'Noor', 'Ann', 'Jonas', 'Lena', 'Omar', 'Sofia', 'Kenji', 'Ada', 'Luca', 'Ines', 'Tariq', 'Yuki'];
+const LAST_NAMES = ['Castellan', 'Wren', 'Halvorsen', 'Lindqvist', 'Abernathy', 'Okafor', 'Moreau', 'Novak', 'Silva', 'Tanaka', 'Berg', 'Kaur'];
+
+/**
+ * The i-th of a varied population: names from small pools, so that sorts meet large groups of ties (as real
+ * names do), and every 1,000th user sharing one address, so that an address filter matches many.
+ */
+export function variedUser(i: number): [first: string, last: string, email: string] {
+  const first = FIRST_NAMES[i % FIRST_NAMES.length]!;
+  const last = LAST_NAMES[Math.floor(i / FIRST_NAMES.length) % LAST_NAMES.length]!;
+  return [first, last, i % 1000 === 0 ? 'shared@example.com' : `${first}.${last}.${i}@example.com`.toLowerCase()];
+}
+
+/** Adds `count` varied users (variedUser) to a migrated store of either dialect. */
+export async function seedVariedUsers(store: TestStore, count: number): Promise<void> {
+  const now = new Date().toISOString();
+  if (store.sqliteFile !== undefined) {
+    const sql = 'INSERT INTO users (first_name, first_name_key, last_name, last_name_key, email, email_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
+    inTransaction(store, sql, count, (i) => {
+      const [first, last, email] = variedUser(i);
+      return [first, first.toLowerCase(), last, last.toLowerCase(), email, email, now, now];
+    });
+    return;
+  }
+  const client = new pg.Client({ connectionString: store.url });
+  await client.connect();
+  try {
+    const [firsts, lasts] = [FIRST_NAMES, LAST_NAMES].map((names) => `ARRAY[${names.map((name) => `'${name}'`).join(',')}]`);
+    const first = `(${firsts})[i % ${FIRST_NAMES.length} + 1]`;
+    const last = `(${lasts})[(i / ${FIRST_NAMES.length}) % ${LAST_NAMES.length} + 1]`;
+    const email = `CASE WHEN i % 1000 = 0 THEN 'shared@example.com' ELSE lower(${first} || '.' || ${last} || '.' || i || '@example.com') END`;
+    await client.query(
+      `INSERT INTO users (first_name, first_name_key, last_name, last_name_key, email, email_key, created_at, updated_at)
+       SELECT ${first}, lower(${first}), ${last}, lower(${last}), ${email}, ${email}, $2, $2 FROM generate_series(0, $1::integer - 1) AS i`,
+      [count, now],
+    );
+    await client.query('ANALYZE users');
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,105 @@
+import { writeFileSync } from 'node:fs';
+import { seedVariedUsers } from '../support/bulk-seed.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { createTestStore, DIALECTS, postgresAvailable } from '../support/test-store.js';
+
+// The list audit: every combination of list parameters (sort × q × email × page × per_page × limit × cursor),
+// on each store, timed one request at a time with nothing else running, and each one's cost recorded. Every
+// combination the contract admits must cost a bounded amount however large the store: about BUDGET_MS at
+// 1,000,000 users (`make audit-lists`; LIST_AUDIT_USERS sets the size, LIST_AUDIT_REPORT where the table goes).
+// make test runs it on a store CI can afford.
+
+const USERS = Number(process.env.LIST_AUDIT_USERS ?? 20_000);
+const REPORT = process.env.LIST_AUDIT_REPORT;
+/** The store time one list may cost: the issue's "about 100 ms". */
+const BUDGET_MS = 100;
+/**
+ * On a busy machine every request is slower: a combination also passes within this many times what a single
+ * GET costs in the same run, so that load beside the test cannot fail it while unbounded work still would.
+ */
+const BUSY_FACTOR = 40;
+
+const SORTS = { A: ['', 'id', '-email', 'last_name', 'first_name,last_name', '-last_name,first_name'], B: ['', 'id', '-email', 'lastName', 'firstName,lastName', '-lastName,firstName'] };
+/** No filter; an address many users share; a common piece of text; text no user holds (a search examines everyone). */
+const FILTERS = ['', 'email=shared@example.com', 'q=ann', 'q=zzq'];
+const PAGES = ['page=1&per_page=6', 'page=100&per_page=100', 'page=1666&per_page=6'];
+
+const query = (...parts: string[]) => parts.filter((part) => part !== '' && !part.endsWith('=')).join('&');
+
+type Result = { request: string; ms: number; status: number };
+
+/** How long one request may take before the audit records it as unbounded and goes on. */
+const GIVE_UP_MS = 30_000;
+
+/** The median time of three requests (one, if it took more than ten times the budget), and the status they got. */
+async function cost(url: string): Promise<{ ms: number; status: number }> {
+  const times: number[] = [];
+  let status = 0;
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(GIVE_UP_MS) });
+      await response.arrayBuffer();
+      status = response.status;
+    } catch {
+      return { ms: GIVE_UP_MS, status: 0 };
+    }
+    times.push(performance.now() - started);
+    if (times[0]! > 10 * BUDGET_MS) return { ms: times[0]!, status };
+  }
+  return { ms: times.sort((a, b) => a - b)[1]!, status };
+}
+
+/** The cursor of the deepest page of a shape A list (its last link's); none when the list has one page. */
+async function deepestCursor(server: ServerProcess, sort: string, filter: string): Promise<string | null> {
+  const link = (await fetch(`${server.url}/api/users?${query('per_page=100', sort && `sort=${sort}`, filter)}`)).headers.get('link')!;
+  return new URL(link.match(/<([^>]+)>; rel="last"/)![1]!, server.url).searchParams.get('cursor');
+}
+
+/** Every combination of one store, with what it cost. */
+async function audit(server: ServerProcess, progress: (results: readonly Result[]) => void): Promise<Result[]> {
+  const requests: string[] = [];
+  for (const [i, sortA] of SORTS.A.entries()) {
+    const sortB = SORTS.B[i]!;
+    for (const filter of FILTERS) {
+      for (const page of PAGES) requests.push(`/api/users?${query(page, sortA && `sort=${sortA}`, filter)}`);
+      requests.push(`/users?${query('limit=100', sortB && `sort=${sortB}`, filter)}`);
+      const cursor = await deepestCursor(server, sortA, filter);
+      if (cursor === null) continue;
+      requests.push(`/api/users?${query('page=2', 'per_page=100', sortA && `sort=${sortA}`, filter)}&cursor=${cursor}`);
+      requests.push(`/users?${query('limit=1000', sortB && `sort=${sortB}`, filter)}&cursor=${cursor}`);
+    }
+  }
+  const results = [];
+  for (const request of requests) {
+    results.push({ request, ...(await cost(`${server.url}${request}`)) });
+    progress(results);
+  }
+  return results;
+}
+
+/** Writes the audit's table: each request (cursors elided), its status and its median time. */
+function writeReport(file: string, results: readonly Result[], title = 'in progress'): void {
+  const rows = results.map((r) => `| \`${r.request.replace(/cursor=[^&]+/, 'cursor=…')}\` | ${r.status} | ${r.ms.toFixed(1)} |`);
+  writeFileSync(file, [`# List audit: ${title}`, '', '| request | status | median ms |', '|---|---|---|', ...rows, ''].join('\n'));
+}
+
+describe.each(DIALECTS)('list audit on %s', (dialect) => {
+  (dialect === 'postgres' && !postgresAvailable ? test.skip : test)(`every list combination at ${USERS} users costs about ${BUDGET_MS} ms at most`, async () => {
+    const store = await createTestStore(dialect);
+    const server = await startServerProcess(store, { SEED_DEMO_DATA: 'false' });
+    try {
+      await seedVariedUsers(store, USERS);
+      const single = await cost(`${server.url}/api/users/1`);
+      // A long run (1,000,000 users) shows the table so far as it goes.
+      const results = await audit(server, (sofar) => REPORT !== undefined && writeReport(`${REPORT}-${dialect}.md`, sofar));
+      const bound = Math.max(BUDGET_MS, BUSY_FACTOR * single.ms);
+      if (REPORT !== undefined) writeReport(`${REPORT}-${dialect}.md`, results, `${dialect}, ${USERS} users (a single GET: ${single.ms.toFixed(1)} ms)`);
+      expect(results.filter((r) => r.status !== 200).map((r) => `${r.request}: ${r.status}`)).toEqual([]);
+      expect(results.filter((r) => r.ms > bound).map((r) => `${r.request.replace(/cursor=[^&]+/, 'cursor=…')}: ${r.ms.toFixed(0)} ms`)).toEqual([]);
+    } finally {
+      await server.stop('SIGKILL');
+      await store.drop();
+    }
+  }, 600_000);
+});
