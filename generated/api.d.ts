@@ -129,7 +129,8 @@ export interface paths {
         /**
          * Create a user (shape B)
          * @description Stores a user from its first name, last name and e-mail address, and answers it with its new id,
-         *     `Location` and `ETag`. With `Idempotency-Key`, a retry creates nothing and gets the first answer again.
+         *     `Location` and `ETag`. With `Idempotency-Key`, a retry from the same client creates nothing and gets the
+         *     first answer again.
          *
          */
         post: operations["createUser"];
@@ -605,7 +606,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A create with this `Idempotency-Key` is still being processed; retry after `Retry-After` seconds. */
+        /** @description A create from this client with this `Idempotency-Key` is still being processed; retry after `Retry-After` seconds. */
         DemoUsersKeyInFlight: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -639,7 +640,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The body is JSON but breaks the schema, or reuses an `Idempotency-Key` with another body. */
+        /** @description The body is JSON but breaks the schema, or reuses an `Idempotency-Key` of this client with another body. */
         DemoUsersInvalid: {
             headers: {
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -816,7 +817,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A create with this `Idempotency-Key` is still being processed; retry after `Retry-After` seconds. */
+        /** @description A create from this client with this `Idempotency-Key` is still being processed; retry after `Retry-After` seconds. */
         UsersKeyInFlight: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -850,7 +851,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The body is JSON but breaks the schema, or reuses an `Idempotency-Key` with another body. */
+        /** @description The body is JSON but breaks the schema, or reuses an `Idempotency-Key` of this client with another body. */
         UsersInvalid: {
             headers: {
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -1312,11 +1313,18 @@ export interface components {
          */
         IfNoneMatch: components["schemas"]["EntityTags"];
         /**
-         * @description Makes a create safe to retry. The first request with a key creates the user; a retry with the same key
-         *     and the same body gets the original status and body again (with `Idempotent-Replayed: true`), and no
-         *     second user. The same key with a different body gets `422`; a retry while the first request is still
-         *     being processed gets `409`. Keys are kept for 24 hours, the newest 1,000 of each client (the server's
-         *     `IDEMPOTENCY_KEYS_PER_CLIENT`).
+         * @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
+         *     client with the same key and the same body gets the original status and body again (with
+         *     `Idempotent-Replayed: true`), and no second user. The same key with a different body gets `422`; a retry
+         *     while the first request is still being processed gets `409`. Keys are kept for 24 hours, the newest
+         *     1,000 of each client (the server's `IDEMPOTENCY_KEYS_PER_CLIENT`).
+         *
+         *     Each client has keys of its own. The client is its address as the limits count it: the address the
+         *     nearest trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
+         *     that request creates its own user, and never gets this client's answer, `422` or `409`. Clients that
+         *     share an address (behind one NAT or proxy) share their keys too, so make each key random, a UUID
+         *     (as draft-ietf-httpapi-idempotency-key-header advises), never a counter or a value another client
+         *     could send. A retry must come from the same address to be recognised.
          *
          * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
          */
@@ -1378,7 +1386,7 @@ export interface components {
         LocalLocation: string;
         /** @description Strong validator of the user's current version; send it back in `If-Match`. */
         ETag: string;
-        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key`. */
+        /** @description `true` when this is the stored response to an earlier request from this client with the same `Idempotency-Key`. */
         IdempotentReplayed: "true";
         /** @description Seconds to wait before trying again. */
         RetryAfter: string;
@@ -1498,11 +1506,18 @@ export interface operations {
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
-                 * @description Makes a create safe to retry. The first request with a key creates the user; a retry with the same key
-                 *     and the same body gets the original status and body again (with `Idempotent-Replayed: true`), and no
-                 *     second user. The same key with a different body gets `422`; a retry while the first request is still
-                 *     being processed gets `409`. Keys are kept for 24 hours, the newest 1,000 of each client (the server's
-                 *     `IDEMPOTENCY_KEYS_PER_CLIENT`).
+                 * @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
+                 *     client with the same key and the same body gets the original status and body again (with
+                 *     `Idempotent-Replayed: true`), and no second user. The same key with a different body gets `422`; a retry
+                 *     while the first request is still being processed gets `409`. Keys are kept for 24 hours, the newest
+                 *     1,000 of each client (the server's `IDEMPOTENCY_KEYS_PER_CLIENT`).
+                 *
+                 *     Each client has keys of its own. The client is its address as the limits count it: the address the
+                 *     nearest trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
+                 *     that request creates its own user, and never gets this client's answer, `422` or `409`. Clients that
+                 *     share an address (behind one NAT or proxy) share their keys too, so make each key random, a UUID
+                 *     (as draft-ietf-httpapi-idempotency-key-header advises), never a counter or a value another client
+                 *     could send. A retry must come from the same address to be recognised.
                  *
                  * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
                  */
@@ -1962,11 +1977,18 @@ export interface operations {
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /**
-                 * @description Makes a create safe to retry. The first request with a key creates the user; a retry with the same key
-                 *     and the same body gets the original status and body again (with `Idempotent-Replayed: true`), and no
-                 *     second user. The same key with a different body gets `422`; a retry while the first request is still
-                 *     being processed gets `409`. Keys are kept for 24 hours, the newest 1,000 of each client (the server's
-                 *     `IDEMPOTENCY_KEYS_PER_CLIENT`).
+                 * @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
+                 *     client with the same key and the same body gets the original status and body again (with
+                 *     `Idempotent-Replayed: true`), and no second user. The same key with a different body gets `422`; a retry
+                 *     while the first request is still being processed gets `409`. Keys are kept for 24 hours, the newest
+                 *     1,000 of each client (the server's `IDEMPOTENCY_KEYS_PER_CLIENT`).
+                 *
+                 *     Each client has keys of its own. The client is its address as the limits count it: the address the
+                 *     nearest trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
+                 *     that request creates its own user, and never gets this client's answer, `422` or `409`. Clients that
+                 *     share an address (behind one NAT or proxy) share their keys too, so make each key random, a UUID
+                 *     (as draft-ietf-httpapi-idempotency-key-header advises), never a counter or a value another client
+                 *     could send. A retry must come from the same address to be recognised.
                  *
                  * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
                  */

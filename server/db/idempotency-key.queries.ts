@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import { IdempotencyKeyInFlightError } from '../domain/errors.js';
-import type { UserRepository } from '../domain/user-repository.js';
+import type { ClientKey, UserRepository } from '../domain/user-repository.js';
 import type { User, UserFields } from '../domain/user.js';
 import type { Write } from './group-commit.js';
 import type { Tables } from './tables.js';
@@ -21,8 +21,14 @@ async function forgetOldestKeys(trx: Kysely<Tables>, client: string, keep: numbe
   const excess = Number(n) - keep;
   if (excess <= 0) return;
   const oldest = trx.selectFrom('idempotency_keys').select('key').where('client', '=', client).orderBy('created_at').orderBy('key').limit(excess);
-  await trx.deleteFrom('idempotency_keys').where('key', 'in', oldest).execute();
+  await trx.deleteFrom('idempotency_keys').where('client', '=', client).where('key', 'in', oldest).execute();
 }
+
+/** The condition that picks one client's key: the primary key since migration 2026-11-25-01. */
+const named =
+  ({ client, key }: ClientKey) =>
+  (eb: ExpressionBuilder<Tables, 'idempotency_keys'>) =>
+    eb.and({ client, key });
 
 /**
  * The queries on idempotency keys, run through the store's writer (outages translated); `insertUser` is the
@@ -33,34 +39,35 @@ export function createIdempotencyKeyQueries(
   insertUser: (into: Kysely<Tables>, fields: UserFields, now: string) => Promise<User>,
 ): IdempotencyKeyQueries {
   return {
-    claimKey: (key, fingerprint, { owner, client, now, lockedUntil, expiresAt }, keysPerClient) =>
+    claimKey: (name, fingerprint, { owner, now, lockedUntil, expiresAt }, keysPerClient) =>
       writing(async (trx) => {
-        await trx.deleteFrom('idempotency_keys').where('key', '=', key).where('expires_at', '<=', now).execute();
+        await trx.deleteFrom('idempotency_keys').where(named(name)).where('expires_at', '<=', now).execute();
+        const { client, key } = name;
         const inserted = await trx
           .insertInto('idempotency_keys')
           .values({ key, fingerprint, state: 'in-flight', owner, client, locked_until: lockedUntil, expires_at: expiresAt, created_at: now })
-          .onConflict((oc) => oc.column('key').doNothing())
+          .onConflict((oc) => oc.columns(['client', 'key']).doNothing())
           .executeTakeFirst();
         if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) {
           await forgetOldestKeys(trx, client, keysPerClient);
           return { claimed: true as const };
         }
-        const row = await trx.selectFrom('idempotency_keys').select(['fingerprint', 'state', 'outcome', 'locked_until']).where('key', '=', key).executeTakeFirstOrThrow();
+        const row = await trx.selectFrom('idempotency_keys').select(['fingerprint', 'state', 'outcome', 'locked_until']).where(named(name)).executeTakeFirstOrThrow();
         const record = { fingerprint: row.fingerprint, state: row.state, outcome: row.outcome, lockedUntil: row.locked_until };
         return { claimed: false as const, record };
       }),
-    takeOverKey: (key, expiredLock, { owner, lockedUntil }) =>
+    takeOverKey: (name, expiredLock, { owner, lockedUntil }) =>
       writing(async (trx) => {
         const result = await trx
           .updateTable('idempotency_keys')
           .set({ owner, locked_until: lockedUntil })
-          .where('key', '=', key)
+          .where(named(name))
           .where('state', '=', 'in-flight')
           .where('locked_until', '=', expiredLock)
           .executeTakeFirst();
         return Number(result.numUpdatedRows) > 0;
       }),
-    createWithKey: (fields, now, key, owner) => {
+    createWithKey: (fields, now, name, owner) => {
       const createAndRecord = async (trx: Kysely<Tables>) => {
         const user = await insertUser(trx, fields, now);
         // The proof of ownership, in the transaction that commits the user: a retry that took the key over
@@ -69,7 +76,7 @@ export function createIdempotencyKeyQueries(
         const recorded = await trx
           .updateTable('idempotency_keys')
           .set({ state: 'done', outcome: JSON.stringify({ created: user }), user_id: user.id })
-          .where('key', '=', key)
+          .where(named(name))
           .where('state', '=', 'in-flight')
           .where('owner', '=', owner)
           .executeTakeFirst();
@@ -78,14 +85,16 @@ export function createIdempotencyKeyQueries(
       };
       return writing(createAndRecord, { atomic: true });
     },
-    releaseKey: (key, owner) =>
+    releaseKey: (name, owner) =>
       writing(async (trx) => {
-        await trx.deleteFrom('idempotency_keys').where('key', '=', key).where('state', '=', 'in-flight').where('owner', '=', owner).execute();
+        await trx.deleteFrom('idempotency_keys').where(named(name)).where('state', '=', 'in-flight').where('owner', '=', owner).execute();
       }),
     deleteExpiredKeys: (now, limit) =>
       writing(async (trx) => {
-        const batch = trx.selectFrom('idempotency_keys').select('key').where('expires_at', '<=', now).limit(limit);
-        return Number((await trx.deleteFrom('idempotency_keys').where('key', 'in', batch).executeTakeFirst()).numDeletedRows);
+        // Rows are named by client and key together: a key alone may name live rows of other clients.
+        const batch = trx.selectFrom('idempotency_keys').select(['client', 'key']).where('expires_at', '<=', now).limit(limit).$asTuple('client', 'key');
+        const deleted = await trx.deleteFrom('idempotency_keys').where((eb) => eb(eb.refTuple('client', 'key'), 'in', batch)).executeTakeFirst();
+        return Number(deleted.numDeletedRows);
       }),
   };
 }

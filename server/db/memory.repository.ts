@@ -43,9 +43,7 @@ const listed = ({ id, firstName, lastName, email }: User): ListedUser => ({ id, 
 
 interface StoredKey extends IdempotencyRecord {
   readonly owner: string;
-  readonly client: string;
   readonly expiresAt: string;
-  readonly createdAt: string;
 }
 
 /** An in-memory repository, and the way to put it back to the demo data. */
@@ -56,8 +54,10 @@ export interface MemoryRepository extends UserRepository {
 
 export function createMemoryRepository(now: string = new Date().toISOString()): MemoryRepository {
   let users = new Map<number, User>();
-  let keys = new Map<string, StoredKey>();
+  // Each client's keys apart, as the stores key them by client and key; Map order is the order of claims.
+  let keys = new Map<string, Map<string, StoredKey>>();
   let nextId = 1;
+  const clientKeys = (client: string) => keys.get(client) ?? keys.set(client, new Map()).get(client)!;
 
   const insert = (fields: UserFields, at: string): User => {
     const user = { id: nextId++, ...fields, createdAt: at, updatedAt: at, version: 1 };
@@ -112,38 +112,44 @@ export function createMemoryRepository(now: string = new Date().toISOString()): 
     patch: async (id, changes, at, condition) => change(id, condition, (user) => (changesAny(user, changes) ? update(user, changes, at) : user)),
     delete: async (id, condition) => change(id, condition, () => void users.delete(id)),
 
-    async claimKey(key, fingerprint, claim, keysPerClient) {
-      const held = keys.get(key);
+    async claimKey({ client, key }, fingerprint, claim, keysPerClient) {
+      const own = clientKeys(client);
+      const held = own.get(key);
       if (held && held.expiresAt > claim.now) return { claimed: false, record: held };
       // An expired key is forgotten and claimed anew, as the newest of its client's.
-      keys.delete(key);
-      keys.set(key, { fingerprint, state: 'in-flight', outcome: null, lockedUntil: claim.lockedUntil, owner: claim.owner, client: claim.client, expiresAt: claim.expiresAt, createdAt: claim.now });
-      // A client keeps its newest keys only; Map order is the order they were claimed in.
-      const own = [...keys].filter(([, stored]) => stored.client === claim.client);
-      for (const [oldest] of own.slice(0, Math.max(0, own.length - keysPerClient))) keys.delete(oldest);
+      own.delete(key);
+      own.set(key, { fingerprint, state: 'in-flight', outcome: null, lockedUntil: claim.lockedUntil, owner: claim.owner, expiresAt: claim.expiresAt });
+      // A client keeps its newest keys only.
+      for (const oldest of [...own.keys()].slice(0, Math.max(0, own.size - keysPerClient))) own.delete(oldest);
       return { claimed: true };
     },
-    async takeOverKey(key, expiredLock, { owner, lockedUntil }) {
-      const held = keys.get(key);
+    async takeOverKey({ client, key }, expiredLock, { owner, lockedUntil }) {
+      const held = keys.get(client)?.get(key);
       if (!held || held.state !== 'in-flight' || held.lockedUntil !== expiredLock) return false;
-      keys.set(key, { ...held, owner, lockedUntil });
+      clientKeys(client).set(key, { ...held, owner, lockedUntil });
       return true;
     },
-    async createWithKey(fields, at, key, owner) {
-      const held = keys.get(key);
+    async createWithKey(fields, at, { client, key }, owner) {
+      const held = keys.get(client)?.get(key);
       if (!held || held.state !== 'in-flight' || held.owner !== owner) throw new IdempotencyKeyInFlightError();
       const user = insert(fields, at);
-      keys.set(key, { ...held, state: 'done', outcome: JSON.stringify({ created: user }) });
+      clientKeys(client).set(key, { ...held, state: 'done', outcome: JSON.stringify({ created: user }) });
       return user;
     },
-    async releaseKey(key, owner) {
-      const held = keys.get(key);
-      if (held && held.state === 'in-flight' && held.owner === owner) keys.delete(key);
+    async releaseKey({ client, key }, owner) {
+      const held = keys.get(client)?.get(key);
+      if (held && held.state === 'in-flight' && held.owner === owner) keys.get(client)!.delete(key);
     },
     async deleteExpiredKeys(at, limit) {
-      const expired = [...keys].filter(([, stored]) => stored.expiresAt <= at).slice(0, limit);
-      for (const [key] of expired) keys.delete(key);
-      return expired.length;
+      let deleted = 0;
+      for (const [client, own] of keys) {
+        for (const [key, stored] of own) {
+          if (deleted === limit) return deleted;
+          if (stored.expiresAt <= at && own.delete(key)) deleted++;
+        }
+        if (own.size === 0) keys.delete(client);
+      }
+      return deleted;
     },
   };
 }

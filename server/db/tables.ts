@@ -31,8 +31,8 @@ export interface IdempotencyKeysTable {
   locked_until: string;
   /** The token of the request that holds the key; null on rows written before owners were recorded. */
   owner: string | null;
-  /** The client (its normalised address) that used the key; null on rows written before clients were recorded. */
-  client: string | null;
+  /** The client (its normalised address) that used the key: with `key`, the primary key (migration 2026-11-25-01). */
+  client: string;
   expires_at: string;
   created_at: string;
 }

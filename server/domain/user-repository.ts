@@ -19,12 +19,20 @@ export interface IdempotencyRecord {
   readonly lockedUntil: string;
 }
 
+/**
+ * An idempotency key as its client named it. Keys are the client's own: the same text from another client is
+ * another key, so that no client can replay, refuse or hold up another's create by sending its key.
+ */
+export interface ClientKey {
+  /** Who sent it: its normalised address, as the per-client limits count it (http/limits/client-address.ts). */
+  readonly client: string;
+  readonly key: string;
+}
+
 /** A claim on an idempotency key: who holds it, and its timestamps (ISO 8601). */
 export interface KeyClaim {
   /** A token only the claiming request knows; it must still hold the key when it commits. */
   readonly owner: string;
-  /** Who sent the request (its normalised address); each client keeps a bounded number of keys. */
-  readonly client: string;
   readonly now: string;
   readonly lockedUntil: string;
   readonly expiresAt: string;
@@ -57,20 +65,20 @@ export interface UserRepository {
   delete(id: number, condition: VersionCondition): Promise<ChangeResult<undefined>>;
 
   /**
-   * Claims an idempotency key (expired ones count as absent), forgetting the client's oldest keys beyond
-   * `keysPerClient`; or returns the record that holds the key.
+   * Claims a client's idempotency key (expired ones count as absent), forgetting that client's oldest keys
+   * beyond `keysPerClient`; or returns the record that holds the key.
    */
-  claimKey(key: string, fingerprint: string, claim: KeyClaim, keysPerClient: number): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }>;
+  claimKey(key: ClientKey, fingerprint: string, claim: KeyClaim, keysPerClient: number): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }>;
   /** Takes over a key whose holder stopped before finishing (its lock ran out); false if another was faster. */
-  takeOverKey(key: string, expiredLock: string, claim: KeyClaim): Promise<boolean>;
+  takeOverKey(key: ClientKey, expiredLock: string, claim: KeyClaim): Promise<boolean>;
   /**
    * In one transaction: creates the user and stores it, as created, as the key's outcome, provided `owner`
    * still holds the key; otherwise nothing is stored and IdempotencyKeyInFlightError is thrown. Every
    * argument is data, as for every write: a writer in another process can run it (primary-writer.ts).
    */
-  createWithKey(fields: UserFields, now: string, key: string, owner: string): Promise<User>;
+  createWithKey(fields: UserFields, now: string, key: ClientKey, owner: string): Promise<User>;
   /** Gives up a key this owner claimed and whose request failed, so that a retry can run. */
-  releaseKey(key: string, owner: string): Promise<void>;
+  releaseKey(key: ClientKey, owner: string): Promise<void>;
   /** Deletes at most `limit` expired keys; returns how many. */
   deleteExpiredKeys(now: string, limit: number): Promise<number>;
 }

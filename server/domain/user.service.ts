@@ -6,7 +6,7 @@ import {
   UserNotFoundError,
 } from './errors.js';
 import { nextTurn } from './next-turn.js';
-import type { ChangeResult, KeyClaim, UserRepository, VersionCondition } from './user-repository.js';
+import type { ChangeResult, ClientKey, KeyClaim, UserRepository, VersionCondition } from './user-repository.js';
 import { byIdOnly, NUMBERED_PAGES_REACH, unfiltered, type ListPosition, type UserFilter, type UserOrder } from './user-query.js';
 import type { ListedUser, User, UserFields, UserList, UserPage } from './user.js';
 
@@ -21,12 +21,12 @@ export const STREAM_SLICE_SIZE = 500;
 /** Expired idempotency keys deleted per statement: a few milliseconds of store time each. */
 export const KEY_SWEEP_BATCH_SIZE = 1000;
 
-/** A create made safe to retry: the key, a digest of the request it was first used for, and who sent it. */
-export interface IdempotentRequest {
-  readonly key: string;
+/**
+ * A create made safe to retry: the key and who sent it (the key is that client's own, and each client keeps
+ * at most `keysPerClient` keys), and a digest of the request it was first used for.
+ */
+export interface IdempotentRequest extends ClientKey {
   readonly fingerprint: string;
-  /** The client's normalised address: each client keeps at most `keysPerClient` keys. */
-  readonly client: string;
 }
 
 /** The operations on user records that both wire shapes share. */
@@ -34,7 +34,7 @@ export interface UserService {
   /** Resolves when the store can serve requests. */
   ready(): Promise<void>;
   create(fields: UserFields): Promise<User>;
-  /** Creates at most once per key; a retry gets the first response again (`replayed`). */
+  /** Creates at most once per key of a client; that client's retry gets the first response again (`replayed`). */
   createOnce<R>(fields: UserFields, request: IdempotentRequest, render: (user: User) => R): Promise<{ outcome: R; replayed: boolean }>;
   get(id: number): Promise<User>;
   /** Every user that matches, in the order, without holding the whole list in memory; and how many match. */
@@ -94,15 +94,15 @@ export function createUserService(repository: UserRepository, options: UserServi
   const now = () => clock().toISOString();
 
   /** Claims the key for `claim.owner`; returns the stored outcome instead when the key is done already. */
-  async function holdKey(request: IdempotentRequest, claim: KeyClaim) {
-    const attempt = await repository.claimKey(request.key, request.fingerprint, claim, keysPerClient);
+  async function holdKey(key: ClientKey, fingerprint: string, claim: KeyClaim) {
+    const attempt = await repository.claimKey(key, fingerprint, claim, keysPerClient);
     if (attempt.claimed) return undefined;
     const { record } = attempt;
-    if (record.fingerprint !== request.fingerprint) throw new IdempotencyKeyReusedError();
+    if (record.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
     if (record.state === 'done') return record.outcome;
     // The holder may have died before finishing; once its lock has run out, this request may take over. If
     // the holder was only slow, it finds the key no longer its own when it commits (see createWithKey).
-    if (record.lockedUntil > claim.now || !(await repository.takeOverKey(request.key, record.lockedUntil, claim))) {
+    if (record.lockedUntil > claim.now || !(await repository.takeOverKey(key, record.lockedUntil, claim))) {
       throw new IdempotencyKeyInFlightError();
     }
     return undefined;
@@ -113,13 +113,15 @@ export function createUserService(repository: UserRepository, options: UserServi
     create: (fields) => repository.create(fields, now()),
     async createOnce(fields, request, render) {
       const at = clock();
-      const keyClaim = { owner: crypto.randomUUID(), client: request.client, now: at.toISOString(), lockedUntil: later(at, idempotencyLockMs), expiresAt: later(at, IDEMPOTENCY_KEY_TTL_MS) };
-      const stored = await holdKey(request, keyClaim);
+      // Only the key's name goes to the repository: its writes may cross to another process as data.
+      const key = { client: request.client, key: request.key };
+      const keyClaim = { owner: crypto.randomUUID(), now: at.toISOString(), lockedUntil: later(at, idempotencyLockMs), expiresAt: later(at, IDEMPOTENCY_KEY_TTL_MS) };
+      const stored = await holdKey(key, request.fingerprint, keyClaim);
       if (stored != null) return { outcome: replay(stored, render), replayed: true };
       try {
-        return { outcome: render(await repository.createWithKey(fields, keyClaim.now, request.key, keyClaim.owner)), replayed: false };
+        return { outcome: render(await repository.createWithKey(fields, keyClaim.now, key, keyClaim.owner)), replayed: false };
       } catch (error) {
-        await repository.releaseKey(request.key, keyClaim.owner).catch(() => undefined);
+        await repository.releaseKey(key, keyClaim.owner).catch(() => undefined);
         throw error;
       }
     },

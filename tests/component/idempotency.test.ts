@@ -1,10 +1,16 @@
 import pg from 'pg';
-import { fingerprintOf } from '../../server/handlers/idempotent-create.js';
+import { createMemoryRepository } from '../../server/db/memory.repository.js';
+import { createUserRepository } from '../../server/db/user.repository.js';
+import { DomainError } from '../../server/domain/errors.js';
+import { createUserService, type UserService } from '../../server/domain/user.service.js';
+import { createUserOnce, fingerprintOf } from '../../server/handlers/idempotent-create.js';
+import { sql } from 'kysely';
 import { buildDemoUserInput, buildUserInput } from '../support/builders.js';
+import { withUnscopedIdempotencyKeys } from '../support/older-store.js';
 import { requestFrom } from '../support/request-from.js';
 import { storedCount, storedUser } from '../support/stored.js';
 import { describeEachDialect, postgresAvailable } from '../support/test-store.js';
-import { useTestServer, withTestServer, type TestServer } from '../support/test-server.js';
+import { startTestServer, useTestServer, withTestServer, type TestServer } from '../support/test-server.js';
 
 // Idempotency-Key on POST: a retry gets the first response, never a second user.
 
@@ -103,6 +109,7 @@ describeEachDialect((dialect) => {
       .insertInto('idempotency_keys')
       .values({
         key,
+        client: '127.0.0.1',
         fingerprint: await fingerprintOf('createUser', input),
         state: 'in-flight',
         locked_until: new Date(Date.now() - 1000).toISOString(),
@@ -147,6 +154,123 @@ describeEachDialect((dialect) => {
     expect(res.status).toBe(400);
     expect(res.body.errors[0].path).toBe('/Idempotency-Key');
     expect(await storedCount(sut.server)).toBe(before);
+  });
+
+  // Keys belong to the client that sent them (its address, as the limits count it): another client's same
+  // key, by chance or by guessing, must neither replay nor refuse, nor be told that the key is in use.
+  test('another client with the same key gets its own new user; each client replays only its own', async () => {
+    const url = `${sut.server.url}/users`;
+    const post = (from: string, input: object) => requestFrom(url, { from, method: 'POST', json: input, headers: { 'idempotency-key': key } });
+    const key = newKey();
+    const [input, otherInput] = [buildUserInput(), buildUserInput()];
+    const before = await storedCount(sut.server);
+    const first = await post('127.0.0.2', input);
+    const second = await post('127.0.0.3', input);
+    const third = await post('127.0.0.4', otherInput);
+    for (const res of [first, second, third]) {
+      expect(res.status).toBe(201);
+      expect(res.headers['idempotent-replayed']).toBeUndefined();
+    }
+    expect(new Set([first.body.id, second.body.id, third.body.id]).size).toBe(3);
+    expect(third.body.email).toBe(otherInput.email);
+    expect(await storedCount(sut.server)).toBe(before + 3);
+    // Each client's retry replays its own first answer, none of the others'.
+    for (const [from, sent, original] of [['127.0.0.2', input, first], ['127.0.0.3', input, second], ['127.0.0.4', otherInput, third]] as const) {
+      const retry = await post(from, sent);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.body).toEqual(original.body);
+      expect(retry.headers.location).toBe(original.headers.location);
+    }
+    expect(await storedCount(sut.server)).toBe(before + 3);
+    const rows = await sut.server.database.db.selectFrom('idempotency_keys').select(['client', 'user_id']).where('key', '=', key).orderBy('client').execute();
+    expect(rows).toEqual([
+      { client: '127.0.0.2', user_id: first.body.id },
+      { client: '127.0.0.3', user_id: second.body.id },
+      { client: '127.0.0.4', user_id: third.body.id },
+    ]);
+  });
+
+  test("a key another client holds in flight is no 409 for this client", async () => {
+    const url = `${sut.server.url}/users`;
+    const key = newKey();
+    const input = buildUserInput();
+    const post = (from: string) => requestFrom(url, { from, method: 'POST', json: input, headers: { 'idempotency-key': key } });
+    expect((await post('127.0.0.2')).status).toBe(201);
+    await sut.server.database.db
+      .updateTable('idempotency_keys')
+      .set({ state: 'in-flight', outcome: null, locked_until: new Date(Date.now() + 60_000).toISOString() })
+      .where('key', '=', key)
+      .execute();
+    const other = await post('127.0.0.3');
+    expect(other.status).toBe(201);
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
+    expect((await post('127.0.0.2')).status).toBe(409);
+  });
+
+  // MSW's handlers (client/src/msw.ts) and the sandbox's mocks run the memory repository: it must key by client alike.
+  test('the memory repository scopes keys, and trims each client\'s, as this store does', async () => {
+    const [k1, k2, k3] = [newKey(), newKey(), newKey()];
+    const bodies = [buildUserInput(), buildUserInput()];
+    const steps = [
+      ['a', k1, 0], ['b', k1, 0], ['a', k1, 0], ['b', k1, 1], ['c', k1, 1], ['b', k1, 0],
+      ['a', k2, 0], ['a', k3, 0], ['a', k1, 0], ['b', k1, 0], ['c', k3, 1], ['c', k1, 1],
+    ] as const;
+    /** What each step got: a user (numbered by first sight, as ids differ between stores), a replay, or an error. */
+    async function outcomes(users: UserService) {
+      const seen: number[] = [];
+      const results: string[] = [];
+      for (const [client, key, body] of steps) {
+        const request = { operationId: 'createUser', body: bodies[body], fields: bodies[body]!, idempotencyKey: key, client };
+        try {
+          const { id, headers } = await createUserOnce<{ id: number; headers?: Record<string, string> }>(users, request, (user) => ({ id: user.id }));
+          if (!seen.includes(id)) seen.push(id);
+          results.push(`user ${seen.indexOf(id)}${headers?.['Idempotent-Replayed'] ? ' replayed' : ''}`);
+        } catch (error) {
+          results.push(error instanceof DomainError ? error.kind : String(error));
+        }
+      }
+      return results;
+    }
+    const options = { keysPerClient: 2 };
+    const inMemory = await outcomes(createUserService(createMemoryRepository(), options));
+    expect(inMemory).toEqual(await outcomes(createUserService(createUserRepository(sut.server.database), options)));
+    expect(inMemory).toEqual([
+      'user 0', 'user 1', 'user 0 replayed', 'idempotency-key-reused', 'user 2', 'user 1 replayed',
+      // a's third key makes it forget its first: k1 from a is new again; b's and c's are theirs still.
+      'user 3', 'user 4', 'user 5', 'user 1 replayed', 'user 6', 'user 2 replayed',
+    ]);
+  });
+
+  test('keys stored before keys were scoped keep replaying for their client alone; keys without a client are gone', async () => {
+    const first = await startTestServer({ dialect, env: { SEED_DEMO_DATA: 'false' } });
+    try {
+      const [key, clientless] = [newKey(), newKey()];
+      const input = buildUserInput();
+      const post = (server: TestServer, from: string, withKey: string) => requestFrom(`${server.url}/users`, { from, method: 'POST', json: input, headers: { 'idempotency-key': withKey } });
+      const created = await post(first, '127.0.0.2', key);
+      await withUnscopedIdempotencyKeys(first.database.db);
+      const at = new Date().toISOString();
+      const later = new Date(Date.now() + 60_000).toISOString();
+      // As a release before 2026-11-23 stored it: no client.
+      await sql`insert into idempotency_keys (key, fingerprint, state, outcome, locked_until, expires_at, created_at) values (${clientless}, ${await fingerprintOf('createUser', input)}, 'done', ${JSON.stringify({ created: created.body })}, ${at}, ${later}, ${at})`.execute(first.database.db);
+      await first.stop();
+      const again = await startTestServer({ dialect, store: first.store, env: { SEED_DEMO_DATA: 'false' } });
+      try {
+        const replay = await post(again, '127.0.0.2', key);
+        expect(replay.headers['idempotent-replayed']).toBe('true');
+        expect(replay.body).toEqual(created.body);
+        for (const [from, withKey] of [['127.0.0.3', key], ['127.0.0.2', clientless]] as const) {
+          const res = await post(again, from, withKey);
+          expect(res.status).toBe(201);
+          expect(res.headers['idempotent-replayed']).toBeUndefined();
+        }
+        expect(await storedCount(again)).toBe(3);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await first.cleanup();
+    }
   });
 
   test('1,000 creates, each sent three times and some at once, make exactly 1,000 users', async () => {
@@ -237,4 +361,22 @@ test('each client keeps its newest IDEMPOTENCY_KEYS_PER_CLIENT keys; older ones 
     const forgotten = await keyed('127.0.0.2', keys[0]!, inputs[0]!);
     expect(forgotten.status).toBe(201);
     expect(forgotten.headers['idempotent-replayed']).toBeUndefined();
+  }));
+
+// Behind a proxy every connection is the proxy's: the scope is the client the proxy vouches for, as for the limits.
+test('behind TRUST_PROXY, keys are scoped by the address the proxy appended, not by what the client wrote', () =>
+  withTestServer({ env: { SEED_DEMO_DATA: 'false', TRUST_PROXY: '1' } }, async (server) => {
+    const key = newKey();
+    const input = buildUserInput();
+    const post = (forwardedFor: string) =>
+      requestFrom(`${server.url}/users`, { from: '127.0.0.2', method: 'POST', json: input, headers: { 'idempotency-key': key, 'x-forwarded-for': forwardedFor } });
+    const first = await post('198.51.100.7');
+    const other = await post('203.0.113.9');
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
+    expect(other.body.id).not.toBe(first.body.id);
+    // Naming the first client in an entry of its own does not make this one that client.
+    const forged = await post('198.51.100.7, 203.0.113.9');
+    expect(forged.headers['idempotent-replayed']).toBe('true');
+    expect(forged.body.id).toBe(other.body.id);
+    expect((await post('198.51.100.7')).body.id).toBe(first.body.id);
   }));

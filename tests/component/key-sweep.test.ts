@@ -6,8 +6,8 @@ import { describeEachDialect } from '../support/test-store.js';
 // The sweep of expired idempotency keys deletes in batches (so that it never holds the event loop or the
 // store for long): across several batches it must still delete every expired key, and only those.
 
-/** An idempotency key row that expires at `expiresAt`. */
-const keyRow = (key: string, expiresAt: string) => ({ key, fingerprint: 'f', state: 'done' as const, locked_until: expiresAt, expires_at: expiresAt, created_at: expiresAt });
+/** An idempotency key row of a client that expires at `expiresAt`. */
+const keyRow = (key: string, expiresAt: string, client = '127.0.0.1') => ({ client, key, fingerprint: 'f', state: 'done' as const, locked_until: expiresAt, expires_at: expiresAt, created_at: expiresAt });
 
 /**
  * An instant after the server started and before now: the server's own start-up sweep (which may still be
@@ -25,13 +25,17 @@ describeEachDialect((dialect) => {
       const expired = KEY_SWEEP_BATCH_SIZE * 2 + 7;
       const past = await justExpired();
       const future = new Date(Date.now() + 60_000).toISOString();
-      const rows = [...Array.from({ length: expired }, (_, i) => keyRow(`old-${i}`, past)), ...['a', 'b', 'c'].map((key) => keyRow(`live-${key}`, future))];
+      // Another client's live keys of the same text as expired ones: keys are the client's own, and so is their time.
+      const rows = [
+        ...Array.from({ length: expired }, (_, i) => keyRow(`old-${i}`, past)),
+        ...['live-a', 'live-b', 'old-0', 'old-1'].map((key) => keyRow(key, future, '127.0.0.2')),
+      ];
       for (let i = 0; i < rows.length; i += 500) await server.database.db.insertInto('idempotency_keys').values(rows.slice(i, i + 500)).execute();
 
       const users = createUserService(createUserRepository(server.database));
       expect(await users.sweepExpiredKeys()).toBe(expired);
-      const left = await server.database.db.selectFrom('idempotency_keys').select('key').orderBy('key').execute();
-      expect(left.map(({ key }) => key)).toEqual(['live-a', 'live-b', 'live-c']);
+      const left = await server.database.db.selectFrom('idempotency_keys').select(['client', 'key']).orderBy('key').execute();
+      expect(left).toEqual(['live-a', 'live-b', 'old-0', 'old-1'].map((key) => ({ client: '127.0.0.2', key })));
       expect(await users.sweepExpiredKeys()).toBe(0);
     }));
 

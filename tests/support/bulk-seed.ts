@@ -26,7 +26,7 @@ export function seedUsers(store: TestStore, count: number): void {
 /** Adds `count` idempotency keys that expired a day ago to a migrated SQLite store. */
 export function seedExpiredKeys(store: TestStore, count: number): void {
   const past = new Date(Date.now() - 86_400_000).toISOString();
-  const sql = "INSERT INTO idempotency_keys (key, fingerprint, state, locked_until, expires_at, created_at) VALUES (?, 'f', 'done', ?, ?, ?)";
+  const sql = "INSERT INTO idempotency_keys (client, key, fingerprint, state, locked_until, expires_at, created_at) VALUES ('127.0.0.1', ?, 'f', 'done', ?, ?, ?)";
   inTransaction(store, sql, count, (i) => [`expired-${i}`, past, past, past]);
 }
 

@@ -8,6 +8,7 @@ import * as countUsers from './2026-11-23-04-count-users.js';
 import * as addUserSortKeys from './2026-11-24-01-add-user-sort-keys.js';
 import * as addUserSearchIndex from './2026-11-24-02-add-user-search-index.js';
 import * as addExtensionSearchIndex from './2026-11-24-03-add-extension-search-index.js';
+import * as scopeIdempotencyKeysByClient from './2026-11-25-01-scope-idempotency-keys-by-client.js';
 
 /**
  * The few things a migration cannot say the same way in every SQL dialect. database.ts, the one module that
@@ -58,6 +59,7 @@ const migrations: Record<string, FlavouredMigration> = {
   '2026-11-24-01-add-user-sort-keys': addUserSortKeys,
   '2026-11-24-02-add-user-search-index': addUserSearchIndex,
   '2026-11-24-03-add-extension-search-index': addExtensionSearchIndex,
+  '2026-11-25-01-scope-idempotency-keys-by-client': scopeIdempotencyKeysByClient,
 };
 
 /** Hands Kysely's Migrator the migrations compiled into the service, so no directory is scanned at run time. */

@@ -1,7 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Middleware } from 'koa';
 
-// Every per-client limit (failed credentials, writes, and later Idempotency-Keys) counts by the key this
+// Every per-client limit (failed credentials, writes) and every Idempotency-Key's scope go by the key this
 // module gives. One client must not get a fresh budget by spelling its address differently, and must not
 // be able to name another client's address: the key is normalised and never taken from what it wrote.
 
