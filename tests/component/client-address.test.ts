@@ -46,15 +46,19 @@ test('spellings of one address, and addresses of one IPv6 /64, share one budget'
     expect(v4).toEqual([401, 401, 401, 429]);
   }));
 
-test('a success forgives what that client did wrong with that user name, in both counts, and nothing else', () =>
+test('a success forgives that client its failures, whatever user names they were made with, and no other client its own', () =>
   withTestServer({ env }, async (server) => {
     const url = `${server.url}/protected-resource`;
-    const from = (headers: Record<string, string>) => requestFrom(url, { from: '127.0.0.9', headers }).then((res) => res.status);
-    expect([await from(guess(1)), await from(guess(2)), await from(right)]).toEqual([401, 401, 200]);
+    const from = (address: string, headers: Record<string, string>) => requestFrom(url, { from: address, headers }).then((res) => res.status);
+    expect([await from('127.0.0.9', guess(1)), await from('127.0.0.9', guess(2)), await from('127.0.0.9', right)]).toEqual([401, 401, 200]);
     // The user's typos are forgiven: two more, and the right password still gets in.
-    expect([await from(guess(3)), await from(guess(4)), await from(right)]).toEqual([401, 401, 200]);
-    // Failures with another user name from the same client are not: 2 for "mallory", forgiven 2 for the
-    // user, so the client count is 2 and the next failure reaches the limit.
-    expect([await from(basicHeader('mallory', 'a')), await from(basicHeader('mallory', 'b'))]).toEqual([401, 401]);
-    expect([await from(right), await from(guess(5)), await from(right)]).toEqual([200, 401, 429]);
+    expect([await from('127.0.0.9', guess(3)), await from('127.0.0.9', guess(4)), await from('127.0.0.9', right)]).toEqual([401, 401, 200]);
+    // Failures with another user name are forgiven too: the service has one credential, and a client that
+    // holds it gains nothing by guessing. A budget of 3 is whole again after the success.
+    expect([await from('127.0.0.9', basicHeader('mallory', 'a')), await from('127.0.0.9', basicHeader('mallory', 'b')), await from('127.0.0.9', right)]).toEqual([401, 401, 200]);
+    expect([await from('127.0.0.9', guess(5)), await from('127.0.0.9', guess(6)), await from('127.0.0.9', guess(7)), await from('127.0.0.9', guess(8))]).toEqual([401, 401, 401, 429]);
+    // Another client's failures are its own: a success from 127.0.0.9 forgave none of them.
+    expect([await from('127.0.0.10', guess(9)), await from('127.0.0.10', guess(10))]).toEqual([401, 401]);
+    expect(await from('127.0.0.11', right)).toBe(200);
+    expect([await from('127.0.0.10', guess(11)), await from('127.0.0.10', guess(12))]).toEqual([401, 429]);
   }));
