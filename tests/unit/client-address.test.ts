@@ -1,4 +1,4 @@
-import { clientAddress, normaliseAddress } from '../../server/http/limits/client-address.js';
+import { addressBlock, clientAddress, normaliseAddress } from '../../server/http/limits/client-address.js';
 
 describe('normaliseAddress', () => {
   test.each([
@@ -41,5 +41,16 @@ describe('clientAddress', () => {
     expect(clientAddress(proxy, undefined, 1)).toBe(proxy);
     expect(clientAddress(proxy, '203.0.113.9, not-an-address', 1)).toBe(proxy);
     expect(clientAddress(undefined, undefined, 0)).toBe('unknown');
+  });
+});
+
+describe('addressBlock', () => {
+  test.each([
+    ['192.0.2.7', '192.0.2.0/24'],
+    ['192.0.2.200', '192.0.2.0/24'],
+    ['2001:db8:0:0::/64', '2001:db8:0:0::/64'],
+    ['unknown', 'unknown'],
+  ])('%s weighs in block %s', (client, block) => {
+    expect(addressBlock(client)).toBe(block);
   });
 });

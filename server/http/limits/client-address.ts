@@ -75,3 +75,12 @@ export function clientKey(hops: number): Middleware {
     return next();
   };
 }
+
+/**
+ * The block a client key belongs to: an IPv4 address's /24, an IPv6 key as it is (already its /64). Fairness
+ * between clients counts by block, so that an attacker holding many addresses of one block weighs as one
+ * client; the price is that a user who shares a /24 with an attacker shares its turn.
+ */
+export function addressBlock(client: string): string {
+  return isIPv4(client) ? `${client.slice(0, client.lastIndexOf('.'))}.0/24` : client;
+}
