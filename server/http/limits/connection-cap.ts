@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { refuseConnection } from '../protocol/raw-answers.js';
-import { normaliseAddress } from './client-address.js';
+import { clientConnections } from './client-connections.js';
 import type { LimitReport } from './limit-report.js';
 
 /** How long a refused client may take to read its 503 before the socket is destroyed. */
@@ -37,30 +37,8 @@ function refuse(socket: Socket, lingering: Set<Socket>, detail: string): void {
 }
 
 /**
- * Counts the connections of each client (its normalised address, IPv6 per /64): `admit` takes one unless
- * the client holds `perClient` already, and the count drops when the socket closes. Without it one client
- * could take every connection under the cap, and every other client would be refused.
- */
-function perClientCounts(perClient: number) {
-  const held = new Map<string, number>();
-  return (socket: Socket): boolean => {
-    if (perClient === 0) return true;
-    const client = normaliseAddress(socket.remoteAddress ?? '') ?? 'unknown';
-    const count = held.get(client) ?? 0;
-    if (count >= perClient) return false;
-    held.set(client, count + 1);
-    socket.once('close', () => {
-      const left = held.get(client)! - 1;
-      if (left === 0) held.delete(client);
-      else held.set(client, left);
-    });
-    return true;
-  };
-}
-
-/**
- * Caps the connections the server holds at `max`, and those of one client at `perClient`: past either, a
- * new connection is answered with a 503 problem (Retry-After, Connection: close) and closed, rather than
+ * Caps the connections the server holds at `max`, and those of one client at `perClient` (closing an idle one of
+ * its own first, see client-connections.ts): past either, a new connection is answered with a 503 problem (Retry-After, Connection: close) and closed, rather than
  * served or silently reset (what net.Server's maxConnections does). Node's HTTP handling is given only the
  * connections within the caps; its 'connection' listener is wrapped, as the one place where a socket can be
  * turned away before it has a parser.
@@ -72,14 +50,14 @@ export function capConnections(http: Server, caps: ConnectionCaps, report: Limit
   http.removeListener('connection', serve!);
   const sockets = new Set<Socket>();
   const lingering = new Set<Socket>();
-  const admitClient = perClientCounts(caps.perClient);
+  const perClient = clientConnections(http, caps.perClient);
   http.on('connection', (socket: Socket) => {
     if (sockets.size >= caps.max) {
       report('max_connections', { remoteAddress: socket.remoteAddress, open: sockets.size }, 'refused a connection: MAX_CONNECTIONS are open');
       return refuse(socket, lingering, 'The server holds as many connections as it may; retry later.');
     }
-    if (!admitClient(socket)) {
-      report('max_connections_per_client', { remoteAddress: socket.remoteAddress }, 'refused a connection: the client holds MAX_CONNECTIONS_PER_CLIENT');
+    if (!perClient.admit(socket)) {
+      report('max_connections_per_client', { remoteAddress: socket.remoteAddress }, 'refused a connection: the client holds MAX_CONNECTIONS_PER_CLIENT, none of them idle');
       return refuse(socket, lingering, 'This client holds as many connections as it may; close one, or retry later.');
     }
     sockets.add(socket);
