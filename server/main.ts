@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { serveClusterPlaces } from './http/limits/connection-places.js';
 import { serveClusterLimits } from './http/limits/limiter-store.js';
 import { serveClusterMetrics } from './http/observability/cluster-metrics.js';
 import { createLogger, type Logger } from './logger.js';
@@ -50,6 +51,8 @@ async function runPrimary(config: Config, logger: Logger): Promise<void> {
   const store = await prepareStore(config, logger);
   // Workers without Redis or a shared store count their clients here (limiter-store.ts).
   serveClusterLimits();
+  // And their connections, for MAX_CONNECTIONS_PER_CLIENT (none counted behind trusted proxies).
+  serveClusterPlaces(config.trustProxy > 0 ? 0 : config.maxConnectionsPerClient);
   let stopping = false;
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;

@@ -16,6 +16,7 @@ import { loadContract } from './http/contract/contract.js';
 import { createServerMetrics } from './http/observability/cluster-metrics.js';
 import type { Metrics } from './http/observability/metrics.js';
 import { limitConnections } from './http/limits/connection-limits.js';
+import { clusterPlaces, localPlaces } from './http/limits/connection-places.js';
 import { createLimitReport } from './http/limits/limit-report.js';
 import { createLimiters } from './http/limits/limiter-store.js';
 import { answerClientError, MAX_HEADER_BYTES, refuseExpectation, refuseTunnel } from './http/protocol/raw-answers.js';
@@ -171,6 +172,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       // Behind trusted proxies every socket is a proxy's: the proxies' own per-client limits apply there.
       maxConnectionsPerClient: config.trustProxy > 0 ? 0 : config.maxConnectionsPerClient,
       sendTimeoutMs: timeouts.sendMs,
+      // Workers count every client's connections in the cluster primary (connection-places.ts).
+      places: config.workers > 1 && cluster.isWorker ? clusterPlaces() : localPlaces(config.maxConnectionsPerClient),
     };
     const connectionLimits = limitConnections(http, limits, { report: limitReport, metrics, logger });
     const port = await listen(http, config.port, config.host);

@@ -1,6 +1,6 @@
 import { buildUserInput } from '../support/builders.js';
 import { reader, until, type Held } from '../support/raw-connections.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { childrenOf, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { createTestStore, postgresAvailable, type TestStore } from '../support/test-store.js';
 
 // MAX_CONNECTIONS_PER_CLIENT must stop a client that holds connections it does not use for anything but
@@ -19,6 +19,8 @@ afterEach(async () => {
 
 /** Creates through Node's fetch in the first test: enough for its pool to open more sockets than it has requests in flight. */
 const CREATES = 1000;
+/** Lets connections whose request head never finishes stay open for the whole of a test. */
+const LONG_HEADS = { HEADERS_TIMEOUT_MS: '60000', REQUEST_TIMEOUT_MS: '60000' };
 const healthz = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
 const answered = (connection: Held) => connection.received.includes('"status":"ok"') || connection.received.startsWith('HTTP/1.1 503');
 
@@ -46,7 +48,7 @@ const answered = (connection: Held) => connection.received.includes('"status":"o
 
 test("at the cap, a client's idle keep-alive connections give their places to its new ones; busy ones are never closed", async () => {
   store = await createTestStore('sqlite');
-  server = await startServerProcess(store, { LOG_LEVEL: 'info', KEEP_ALIVE_TIMEOUT_MS: '60000', MAX_CONNECTIONS_PER_CLIENT: '10' });
+  server = await startServerProcess(store, { LOG_LEVEL: 'info', KEEP_ALIVE_TIMEOUT_MS: '60000', MAX_CONNECTIONS_PER_CLIENT: '10', ...LONG_HEADS });
   const { url } = server;
   // Five connections answered and idle, five with a request under way (its head not yet complete).
   const idle = await Promise.all(Array.from({ length: 5 }, () => reader(url, healthz, '127.0.0.2')));
@@ -71,7 +73,7 @@ test("at the cap, a client's idle keep-alive connections give their places to it
 
 test('at the cap with every connection busy, a new one is refused with 503, and the busy ones are served', async () => {
   store = await createTestStore('sqlite');
-  server = await startServerProcess(store, { LOG_LEVEL: 'info', KEEP_ALIVE_TIMEOUT_MS: '60000', MAX_CONNECTIONS_PER_CLIENT: '10' });
+  server = await startServerProcess(store, { LOG_LEVEL: 'info', KEEP_ALIVE_TIMEOUT_MS: '60000', MAX_CONNECTIONS_PER_CLIENT: '10', ...LONG_HEADS });
   const { url } = server;
   const busy = await Promise.all(Array.from({ length: 10 }, () => reader(url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n', '127.0.0.2')));
   held.push(...busy);
@@ -88,3 +90,35 @@ test('at the cap with every connection busy, a new one is refused with 503, and 
   expect(busy.every((connection) => connection.received.startsWith('HTTP/1.1 200'))).toBe(true);
   expect(server.output()).toContain('refused a connection: the client holds MAX_CONNECTIONS_PER_CLIENT, none of them idle');
 }, 30_000);
+
+/** Opens `count` connections from `from`, each with a request under way (its head never finished); resolves once each is held or refused. */
+async function busyConnections(url: string, count: number, from: string): Promise<Held[]> {
+  const connections = await Promise.all(Array.from({ length: count }, () => reader(url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n', from)));
+  held.push(...connections);
+  await until(() => false, 500);
+  await until(() => connections.every((connection) => !connection.closed || connection.received.startsWith('HTTP/1.1 503')), 5000);
+  return connections;
+}
+
+// Issue 24, item 6: the cap was per worker; with WORKERS=2 and a cap of 100 one client held 190 connections.
+test('with WORKERS=2 the cap holds for the process group, and the places of a worker that dies are given back', async () => {
+  store = await createTestStore('sqlite');
+  // Heads that never finish are held past the whole test (HEADERS_TIMEOUT_MS would close them after 10 s).
+  server = await startServerProcess(store, { LOG_LEVEL: 'info', WORKERS: '2', MAX_CONNECTIONS_PER_CLIENT: '20', ...LONG_HEADS });
+  const first = await busyConnections(server.url, 30, '127.0.0.2');
+  const open = () => held.filter((connection) => !connection.closed).length;
+  console.log(`30 busy connections from one client, WORKERS=2, cap 20: ${open()} held, ${first.filter((c) => c.received.startsWith('HTTP/1.1 503')).length} refused`);
+  expect(open()).toBe(20);
+  expect(first.filter((connection) => connection.received.startsWith('HTTP/1.1 503'))).toHaveLength(10);
+  // A worker killed takes its connections with it; the primary starts another and forgets its places.
+  const [worker] = childrenOf(server.pid);
+  process.kill(worker!, 'SIGKILL');
+  await until(() => server!.output().split('user records service listening').length > 3, 10_000);
+  await until(() => open() < 20, 5000);
+  await until(() => false, 500); // the rest of its connections close meanwhile
+  const survivors = open();
+  await busyConnections(server.url, 30, '127.0.0.2');
+  console.log(`after a worker died: ${survivors} survived, ${open()} held after 30 more`);
+  expect(survivors).toBeLessThan(20);
+  expect(open()).toBe(20);
+}, 60_000);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { normaliseAddress } from './client-address.js';
+import type { Places } from './connection-places.js';
 
 /** What a connection is doing: requests under way, and where its input stood when the last one ended. */
 interface Use {
@@ -30,9 +31,10 @@ interface Held {
  * is told to close, and the new one takes its place. Closing it there and then raced the client, which may be
  * sending its next request on it that very moment (Node's fetch failed a create with "other side closed"): it is
  * closed instead after its next answer (`Connection: close`), or by the keep-alive timeout if none comes. Until
- * then it still counts, up to twice the cap, so that a client cannot grow its share by leaving connections idle.
+ * then it counts in this process, up to twice the cap, so that a client cannot grow its share by leaving connections
+ * idle; its place in `places` (shared by the workers, see connection-places.ts) is the new connection's.
  */
-export function clientConnections(http: Server, perClient: number) {
+export function clientConnections(http: Server, perClient: number, places: Places) {
   const held = new Map<string, Held>();
   const uses = new WeakMap<Socket, Use>();
   const closing = new WeakSet<Socket>();
@@ -61,25 +63,35 @@ export function clientConnections(http: Server, perClient: number) {
     return true;
   }
 
-  /** Whether the client has a place: under the cap, or at it with an idle connection to give up (and room for one more closing). */
-  const hasPlace = (client: Held) =>
-    client.sockets.size - client.closing.size < perClient || (client.sockets.size < 2 * perClient && reclaim(client));
+  /** The client's connections in this process; created for a connection that is to be counted. */
+  const of = (key: string): Held => held.get(key) ?? { sockets: new Set<Socket>(), closing: new Set<Socket>() };
+
+  /** Counts an admitted socket in its client's connections, until it closes (and gives its place back if it has one). */
+  function count(key: string, client: Held, socket: Socket): void {
+    held.set(key, client);
+    client.sockets.add(socket);
+    uses.set(socket, { inFlight: 0, readAtRest: undefined, restSince: 0 });
+    socket.once('close', () => {
+      client.sockets.delete(socket);
+      if (!client.closing.delete(socket)) places.give(key);
+      if (client.sockets.size === 0 && held.get(key) === client) held.delete(key);
+    });
+  }
 
   return {
-    /** Takes a place for the socket; false when its client holds `perClient` connections, none of them idle. */
-    admit(socket: Socket): boolean {
+    /** Takes a place for the socket; false when its client holds `perClient` connections, none of them idle here. */
+    async admit(socket: Socket): Promise<boolean> {
       if (perClient === 0) return true;
       const key = normaliseAddress(socket.remoteAddress ?? '') ?? 'unknown';
-      const client = held.get(key) ?? { sockets: new Set<Socket>(), closing: new Set<Socket>() };
-      if (!hasPlace(client)) return false;
-      held.set(key, client);
-      client.sockets.add(socket);
-      uses.set(socket, { inFlight: 0, readAtRest: undefined, restSince: 0 });
-      socket.once('close', () => {
-        client.sockets.delete(socket);
-        client.closing.delete(socket);
-        if (client.sockets.size === 0 && held.get(key) === client) held.delete(key);
-      });
+      const took = await places.take(key);
+      if (socket.destroyed) {
+        // Gone while its place was asked for: the place goes back.
+        if (took) places.give(key);
+        return false;
+      }
+      const client = of(key);
+      if (!took && !(client.sockets.size < 2 * perClient && reclaim(client))) return false;
+      count(key, client, socket);
       return true;
     },
   };

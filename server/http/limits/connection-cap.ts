@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { refuseConnection } from '../protocol/raw-answers.js';
 import { clientConnections } from './client-connections.js';
+import type { Places } from './connection-places.js';
 import type { LimitReport } from './limit-report.js';
 
 /** How long a refused client may take to read its 503 before the socket is destroyed. */
@@ -15,10 +16,14 @@ export interface OpenConnections {
   readonly sockets: ReadonlySet<Socket>;
 }
 
-/** The caps: connections in all, and per client (0: none, as behind proxies, where every socket is the proxy's). */
+/**
+ * The caps: connections in all (this process), and per client (0: none, as behind proxies, where every socket is
+ * the proxy's), counted in `places` for the whole process group.
+ */
 export interface ConnectionCaps {
   readonly max: number;
   readonly perClient: number;
+  readonly places: Places;
 }
 
 /** Answers a connection past a cap, then lets it go, whatever the client does. */
@@ -50,23 +55,33 @@ export function capConnections(http: Server, caps: ConnectionCaps, report: Limit
   http.removeListener('connection', serve!);
   const sockets = new Set<Socket>();
   const lingering = new Set<Socket>();
-  const perClient = clientConnections(http, caps.perClient);
+  const perClient = clientConnections(http, caps.perClient, caps.places);
+  const ignore = () => undefined;
   http.on('connection', (socket: Socket) => {
     if (sockets.size >= caps.max) {
       report('max_connections', { remoteAddress: socket.remoteAddress, open: sockets.size }, 'refused a connection: MAX_CONNECTIONS are open');
       return refuse(socket, lingering, 'The server holds as many connections as it may; retry later.');
     }
-    if (!perClient.admit(socket)) {
-      report('max_connections_per_client', { remoteAddress: socket.remoteAddress }, 'refused a connection: the client holds MAX_CONNECTIONS_PER_CLIENT, none of them idle');
-      return refuse(socket, lingering, 'This client holds as many connections as it may; close one, or retry later.');
-    }
+    // Counted from now, while its client's place is asked for (of the cluster primary, with WORKERS): a burst
+    // of connections must not all pass the check above meanwhile.
     sockets.add(socket);
     counted(sockets.size);
     socket.once('close', () => {
       sockets.delete(socket);
       counted(sockets.size);
     });
-    serve!.call(http, socket);
+    // Until Node's HTTP handling has it, a reset must not be an unhandled 'error'; bytes the client sends meanwhile
+    // wait in the socket's buffer and reach the parser once it is served.
+    socket.on('error', ignore);
+    void perClient.admit(socket).then((admit) => {
+      if (admit) return socket.destroyed || (socket.off('error', ignore), serve!.call(http, socket));
+      if (socket.destroyed) return;
+      // A refusal lingers on its own count (at most 100 of them), not on the connections served.
+      sockets.delete(socket);
+      counted(sockets.size);
+      report('max_connections_per_client', { remoteAddress: socket.remoteAddress }, 'refused a connection: the client holds MAX_CONNECTIONS_PER_CLIENT, none of them idle');
+      refuse(socket, lingering, 'This client holds as many connections as it may; close one, or retry later.');
+    });
   });
   return { sockets };
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from '../../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { capConnections } from './connection-cap.js';
+import type { Places } from './connection-places.js';
 import type { LimitReport } from './limit-report.js';
 import { enforceSendTimeout } from './send-timeout.js';
 
@@ -20,13 +21,13 @@ function openFilesLimit(): number | undefined {
 }
 
 /**
- * Applies the per-process connection limits: MAX_CONNECTIONS, MAX_CONNECTIONS_PER_CLIENT and SEND_TIMEOUT_MS. Warns at start-up when
+ * Applies the connection limits: MAX_CONNECTIONS and SEND_TIMEOUT_MS per process, MAX_CONNECTIONS_PER_CLIENT for the process group. Warns at start-up when
  * the cap cannot be reached because the process runs out of file descriptors first: past that, accept()
  * fails for every client instead of the cap answering a clean 503.
  */
 export function limitConnections(
   http: Server,
-  limits: { readonly maxConnections: number; readonly maxConnectionsPerClient: number; readonly sendTimeoutMs: number },
+  limits: { readonly maxConnections: number; readonly maxConnectionsPerClient: number; readonly sendTimeoutMs: number; readonly places: Places },
   deps: { readonly report: LimitReport; readonly metrics: Metrics; readonly logger: Logger },
 ): { stop(): void } {
   const files = openFilesLimit();
@@ -36,7 +37,7 @@ export function limitConnections(
       'MAX_CONNECTIONS is above what the open-file limit (ulimit -n) leaves for connections: raise the limit or lower MAX_CONNECTIONS',
     );
   }
-  const caps = { max: limits.maxConnections, perClient: limits.maxConnectionsPerClient };
+  const caps = { max: limits.maxConnections, perClient: limits.maxConnectionsPerClient, places: limits.places };
   const open = capConnections(http, caps, deps.report, deps.metrics.openConnections);
   return enforceSendTimeout(open, limits.sendTimeoutMs, deps.report);
 }
