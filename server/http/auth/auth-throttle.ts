@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimiterRes } from 'rate-limiter-flexible';
+import { secondsLeft } from '../limits/insured-counter.js';
 import type { LimiterSettings, Counter } from '../limits/limiter-store.js';
 
 /** Settings of the brute-force guard. */
@@ -38,8 +39,6 @@ interface Taken {
   /** When they were taken (performance.now()), to tell how much of their windows is left. */
   readonly takenAt: number;
 }
-
-const secondsLeft = (counts: readonly RateLimiterRes[]) => Math.max(1, Math.ceil(Math.max(...counts.map((count) => count.msBeforeNext)) / 1000));
 
 /**
  * Counts credential checks per client, and per user name from that client; either count past `maxFailures`
@@ -121,7 +120,7 @@ export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, 
         if ('refused' in outcome) {
           // Tries again while this process has checks of the client under way, and once (after a pause) for
           // those of other processes; a client past its budget then costs the store a few statements, not more.
-          if (round === RETRIES || (round > 0 && !underWay.has(client))) return { checked: false, retryAfterSeconds: secondsLeft(outcome.refused) };
+          if (round === RETRIES || (round > 0 && !underWay.has(client))) return { checked: false, retryAfterSeconds: Math.max(...outcome.refused.map(secondsLeft)) };
           await othersDone(client);
           continue;
         }

@@ -42,7 +42,10 @@ function createTurns() {
     size: () => size,
     blocks: () => blocks.keys(),
     add(block: string, waiting: Waiting): void {
-      blocks.set(block, [...(blocks.get(block) ?? []), waiting]);
+      // A block already waiting keeps its place in the round.
+      const queued = blocks.get(block);
+      if (queued === undefined) blocks.set(block, [waiting]);
+      else queued.push(waiting);
       size++;
     },
     /** The check whose turn it is, if any waits. */

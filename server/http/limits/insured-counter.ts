@@ -11,6 +11,9 @@ export interface Counter {
   delete(key: string): Promise<boolean>;
 }
 
+/** Whole seconds until a count's window ends, at least 1: what `Retry-After` and a RateLimit field's `t` say. */
+export const secondsLeft = (count: RateLimiterRes): number => Math.max(1, Math.ceil(count.msBeforeNext / 1000));
+
 /** How long after a failure the shared store is left alone: no request waits out its timeout meanwhile. */
 export const RETRY_SHARED_MS = 2000;
 

@@ -3,12 +3,11 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../../logger.js';
 import { HttpProblem } from '../errors/problem.js';
 import type { Metrics } from '../observability/metrics.js';
+import { secondsLeft } from './insured-counter.js';
 import type { Limiters } from './limiter-store.js';
 
 const WINDOW_SECONDS = 60;
 
-/** Whole seconds until a count's window ends, at least 1: what `t` and `Retry-After` say. */
-const secondsLeft = (count: RateLimiterRes) => Math.max(1, Math.ceil(count.msBeforeNext / 1000));
 
 /**
  * Limits the creates, replaces and deletes of one client (`ctx.state.client`) to `perMinute` per fixed
