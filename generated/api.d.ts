@@ -14,7 +14,8 @@ export interface paths {
         /**
          * List users, one page at a time (shape A)
          * @description Pages of `per_page` users that match `q` and `email` (all users without them), in the order `sort`
-         *     names (by id without it). `total` and `X-Total-Count` count the users that match.
+         *     names (by id without it). `total` and `X-Total-Count` count the users that match; a search (`q`)
+         *     counts up to 10,000 (see `X-Total-Count-Relation`).
          *
          *     `Link` (RFC 8288) names the `first`, `prev`, `next` and `last` pages. Follow them rather than counting
          *     pages: `next`, `prev` and `last` carry a `cursor`, the position of the page by key, so each costs the
@@ -22,6 +23,12 @@ export interface paths {
          *     skip anyone. A page picked by number (`page` without `cursor`) is found by counting past the pages
          *     before it, so numbers reach only the first 10,000 users (`page` × `per_page` ≤ 10000); deeper, follow
          *     the links.
+         *
+         *     Every page costs the store a bounded time. A search that cannot find its users through the
+         *     substring index (text of one or two characters, or more than 10,000 matches in an order other than
+         *     `id`) examines users one by one, for at most `SEARCH_BUDGET_MS` (50 ms) of the store's time per page;
+         *     a page it could not fill in that time holds the users it found, maybe none, and `next` goes on from
+         *     where it stopped (`prev` too, on a page read backwards). Follow `next` until it is absent.
          *
          */
         get: operations["listDemoUsers"];
@@ -121,7 +128,14 @@ export interface paths {
          * @description Without parameters, every user, ordered by id. `q` and `email` keep the users that match, `sort`
          *     orders them. With `limit`, at most that many, and when more follow, `Link: <...>; rel="next"` names
          *     the rest: the same query with an opaque `cursor`, the position after the last user sent, so that
-         *     every page costs the same however large the store. `X-Total-Count` counts the users that match.
+         *     every page costs the same however large the store. `X-Total-Count` counts the users that match; a
+         *     search (`q`) counts up to 10,000 (see `X-Total-Count-Relation`).
+         *
+         *     Every page costs the store a bounded time. A search that cannot find its users through the
+         *     substring index (text of one or two characters, or more than 10,000 matches in an order other than
+         *     `id`) examines users one by one, for at most `SEARCH_BUDGET_MS` (50 ms) of the store's time per page;
+         *     a page it could not fill in that time holds the users it found, maybe none, and `next` goes on from
+         *     where it stopped. Follow `next` until it is absent.
          *
          */
         get: operations["listUsers"];
@@ -1260,7 +1274,9 @@ export interface components {
         PerPage: number;
         /**
          * @description Only users whose first name, last name or e-mail address contains this text, in any case ("WREN"
-         *     finds "Tobias Wren"; letters compare by their Unicode lower case).
+         *     finds "Tobias Wren"; letters compare by their Unicode lower case). Text of three characters or more
+         *     is looked up in a substring index; shorter text examines users one by one, so in a large store its
+         *     pages may come back short (see the operation).
          *
          * @example wren
          */
@@ -1369,9 +1385,17 @@ export interface components {
     headers: {
         /** @description How many users match the list's filters (all users without them), as json-server and Mockoon send it:
          *     on a page, the same as `total`; on the complete list, the count when it began (a user created or
-         *     deleted while it streams may or may not be in it).
+         *     deleted while it streams may or may not be in it). A search (`q`) counts up to 10,000 matches, and
+         *     where it examines users one by one, for at most `SEARCH_BUDGET_MS` of the store's time: then the list
+         *     holds at least this many, as `X-Total-Count-Relation: gte` says.
          *      */
         XTotalCount: number;
+        /** @description Whether `X-Total-Count` (and `total`) is the exact count, `eq`, or a lower bound, `gte`: a search
+         *     that matches more than 10,000 users says 10,000, and one that ran out of time counting says how many
+         *     it found (as Elasticsearch's `hits.total.relation`). Counting every match of common text would read
+         *     every user of a large store for each page.
+         *      */
+        XTotalCountRelation: "eq" | "gte";
         /** @description Links to other pages of the same list (RFC 8288): `rel="next"` when more users follow. Targets are
          *     paths with the query, relative to the request.
          *      */
@@ -1420,7 +1444,9 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Only users whose first name, last name or e-mail address contains this text, in any case ("WREN"
-                 *     finds "Tobias Wren"; letters compare by their Unicode lower case).
+                 *     finds "Tobias Wren"; letters compare by their Unicode lower case). Text of three characters or more
+                 *     is looked up in a substring index; shorter text examines users one by one, so in a large store its
+                 *     pages may come back short (see the operation).
                  *
                  * @example wren
                  */
@@ -1475,6 +1501,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Total-Count": components["headers"]["XTotalCount"];
+                    "X-Total-Count-Relation": components["headers"]["XTotalCountRelation"];
                     Link: components["headers"]["DemoLink"];
                     [name: string]: unknown;
                 };
@@ -1886,7 +1913,9 @@ export interface operations {
             query?: {
                 /**
                  * @description Only users whose first name, last name or e-mail address contains this text, in any case ("WREN"
-                 *     finds "Tobias Wren"; letters compare by their Unicode lower case).
+                 *     finds "Tobias Wren"; letters compare by their Unicode lower case). Text of three characters or more
+                 *     is looked up in a substring index; shorter text examines users one by one, so in a large store its
+                 *     pages may come back short (see the operation).
                  *
                  * @example wren
                  */
@@ -1946,6 +1975,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Total-Count": components["headers"]["XTotalCount"];
+                    "X-Total-Count-Relation": components["headers"]["XTotalCountRelation"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };

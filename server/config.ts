@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { PasswordHash } from './auth/password-hash.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from './http/routing/request-checks.js';
 import type { LatencyRange } from './http/sandbox/answer-delay.js';
+import { SEARCH_BUDGET_MS } from './db/user-lists.js';
 
 export type { LatencyRange } from './http/sandbox/answer-delay.js';
 import {
@@ -71,6 +72,11 @@ export interface Config {
   readonly hashChecks: { readonly concurrency: number; readonly queue: number };
   /** Searches (`q`) that may wait for their turn to run a statement; one more is refused (503 searches-busy). */
   readonly searchQueue: number;
+  /**
+   * Store time a search may spend examining users one by one, per page and per count, before it answers with
+   * what it found (see user-lists.ts).
+   */
+  readonly searchBudgetMs: number;
   /** Creates, replaces and deletes allowed per client per minute; 0 disables the limit. */
   readonly writesPerMinute: number;
   /** Where the per-client counts are shared by every worker and instance (see http/limits/limiter-store.ts). */
@@ -191,6 +197,7 @@ export function loadConfig(env: Env): Config {
       queue: read('AUTH_HASH_QUEUE', integerIn(0, 10_000), '32'),
     },
     searchQueue: read('SEARCH_QUEUE', integerIn(1, 100_000), '256'),
+    searchBudgetMs: read('SEARCH_BUDGET_MS', integerIn(0, 10_000), String(SEARCH_BUDGET_MS)),
     writesPerMinute: read('RATE_LIMIT_WRITES_PER_MINUTE', integerIn(0, 100_000_000), '600'),
     sharedLimits: {
       redisUrl: env.REDIS_URL === undefined || env.REDIS_URL === '' ? undefined : read('REDIS_URL', readRedisUrl),

@@ -82,7 +82,7 @@ export async function prepareStore(config: Config, logger: Logger): Promise<{ cl
 
 /** The repository of this process: with WORKERS on SQLite, a worker's writes go to the primary. */
 function userRepository(config: Config, database: Database): UserRepository & { stop(): void } {
-  const local = createUserRepository(database, { searchQueue: config.searchQueue });
+  const local = createUserRepository(database, { searchQueue: config.searchQueue, searchBudgetMs: config.searchBudgetMs });
   if (config.database.kind !== 'sqlite' || !cluster.isWorker) return { ...local, stop: () => undefined };
   // As long as a write of the worker's own may take (the statement timeout), and a second for the messages.
   return writesThroughPrimary(local, config.storeTimeouts.statementMs + 1000);

@@ -39,34 +39,24 @@ export interface Database {
 }
 
 /**
- * A trigram index of the users' folded names and addresses (the text of a search is folded too). A lookup
- * costs in proportion to the entries it reads, so a search first asks whether one of its keys (a trigram, or
- * several that must all be held) is rare, reading a bounded number of entries, and then reads only the users
- * that hold that key, checking each against its whole text (see user-lists.ts).
+ * A trigram index of the users' folded names and addresses (the text of a search is folded too). A search
+ * asks it for the users that hold its text, at most a number of them: the index narrows the users by a key
+ * of a few trigrams (so that a lookup reads the entries of few trigrams, whatever the text), and each user it
+ * finds is checked against the whole text (see user-lists.ts).
  */
 export interface SearchIndex {
-  /** The keys of a folded text to ask about, in order; none when the index cannot narrow it (under three characters). */
-  keys(text: string): string[];
-  /** Whether at most `limit` users hold the key. */
-  holdsAtMost(key: string, limit: number, db: Kysely<Tables>): Promise<boolean>;
-  /** A subquery of the ids (`match_id`) of the users that hold the key: every user the text can match, and maybe more. */
-  holding(key: string): RawBuilder<{ match_id: number }>;
+  /**
+   * A subquery of the ids (`match_id`) of users whose folded names or address hold the folded text, at most
+   * `most` of them (in no particular order); undefined when the index cannot narrow the text (too short).
+   */
+  matching(text: string, most: number): RawBuilder<{ match_id: number }> | undefined;
 }
 
-/** The trigrams of a text, each once, in the order they first appear. */
-function trigramsOf(text: string): string[] {
-  const chars = [...text];
-  return [...new Set(Array.from({ length: Math.max(0, chars.length - 2) }, (_, at) => chars.slice(at, at + 3).join('')))];
-}
+/** Characters of a search text the SQLite index is asked for, from each end: at most 6 trigrams each. */
+const SQLITE_KEY_CHARACTERS = 8;
 
-/** Up to `count` of the items, spread evenly from the first to the last. */
-function spread<T>(items: readonly T[], count: number): T[] {
-  if (items.length <= count) return [...items];
-  return Array.from({ length: count }, (_, i) => items[Math.round((i * (items.length - 1)) / (count - 1))]!);
-}
-
-/** Trigrams of a search the index is asked about: enough to find a rare one, few enough to ask quickly. */
-const SEARCH_KEY_TRIGRAMS = 6;
+/** Trigrams of a search the PostgreSQL index is asked about: enough to narrow it, few enough to read quickly. */
+const POSTGRES_KEY_TRIGRAMS = 6;
 
 /** How to open the store: its bounds, whom to tell when a connection fails, and when each query ends (tracing). */
 export interface OpenOptions {
@@ -149,19 +139,26 @@ const SQLITE_SUBSTRING_INDEX = {
 const phrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
 /**
- * Asks about one trigram at a time: FTS5 checks a phrase against the positions of every trigram in it, and
- * an AND of two common trigrams took 100 ms for 1,000,000 users (SQLite's statements run on the event loop),
- * where counting up to 2,001 holders of one trigram reads at most that many entries (0.2 ms), and reading
- * a rare trigram's holders took 0.13 ms.
+ * FTS5 finds a phrase by reading the entries of every trigram in it, skipping through the longer lists: for
+ * 1,000,000 users, counting up to 10,001 holders of "ann" (62,500 hold it) took 0.5 ms, of "example" (every
+ * user) 2 ms, and the 100 holders of "9999@example.com", whose trigrams are all common, 45 ms. The key is the
+ * text's first and last SQLITE_KEY_CHARACTERS characters, so that a long text reads at most 12 trigrams'
+ * entries; each user found is then checked against the whole text.
  */
 const sqliteSearchIndex: SearchIndex = {
-  keys: (text) => spread(trigramsOf(text), SEARCH_KEY_TRIGRAMS),
-  async holdsAtMost(trigram, limit, db) {
-    const { rows } = await sql<{ n: number }>`
-      select count(*) as n from (select rowid from users_search where users_search match ${phrase(trigram)} limit ${limit + 1})`.execute(db);
-    return rows[0]!.n <= limit;
+  matching(text, most) {
+    const characters = [...text];
+    if (characters.length < 3) return undefined;
+    const ends =
+      characters.length <= SQLITE_KEY_CHARACTERS
+        ? [text]
+        : [characters.slice(0, SQLITE_KEY_CHARACTERS).join(''), characters.slice(-SQLITE_KEY_CHARACTERS).join('')];
+    return sql<{ match_id: number }>`(
+      select users.id as match_id from (select rowid as id from users_search where users_search match ${ends.map(phrase).join(' AND ')}) as held
+        cross join users on users.id = held.id
+        where instr(users.first_name_key, ${text}) or instr(users.last_name_key, ${text}) or instr(users.email_key, ${text})
+        limit ${most})`;
   },
-  holding: (trigram) => sql<{ match_id: number }>`(select rowid as match_id from users_search where users_search match ${phrase(trigram)})`,
 };
 
 function sqlite(filename: string, timeouts: StoreTimeouts): DialectSupport {
@@ -186,6 +183,7 @@ function sqlite(filename: string, timeouts: StoreTimeouts): DialectSupport {
       byteOrderText: 'text',
       substringIndex: SQLITE_SUBSTRING_INDEX,
       optionalSubstringIndex: { create: async () => {}, drop: async () => {} },
+      searchFunction: { create: [], drop: [] },
     },
     searchIndex: async () => sqliteSearchIndex,
     searchConnections: Infinity,
@@ -246,33 +244,46 @@ const POSTGRES_SUBSTRING_INDEX = {
 };
 
 /**
- * One key per search: a LIKE pattern made of the runs of letters and digits in its text (pg_trgm takes text
- * apart into words of those), cut so that they hold at most SEARCH_KEY_TRIGRAMS trigrams, and joined by `%`:
- * `%user1234%` for "user12345", `%example%com%` for "example.com". Every user the search matches holds it.
- * GIN reads the entries of all its trigrams at once and keeps only the users that hold every one, skipping
- * through the longer lists, so no one trigram needs to be rare: for 1,000,000 users, `%mira99%` narrowed to
- * 671 users in 7 ms. Six trigrams that every user holds take about 100 ms of the database's time, and then
- * the search examines users one by one.
+ * Finds the users whose folded names or address hold `needle`, through the GIN index only (as users_holding
+ * does), narrowed by `key` (a LIKE pattern every such user holds; strpos, which no index serves, then checks
+ * the needle itself), and stops at `most` of them (all when null). ROWS as for users_holding.
  */
-function postgresSearchKeys(text: string): string[] {
+const POSTGRES_SEARCH_FUNCTION = {
+  create: [
+    `create function users_matching(key text, needle text, most integer) returns table (match_id integer) language sql stable rows 20
+       set enable_seqscan = off set enable_indexscan = off
+       as $$ select id from users where (${POSTGRES_SEARCHED_TEXT}) like key and strpos(${POSTGRES_SEARCHED_TEXT}, needle) > 0 limit most $$`,
+  ],
+  drop: ['drop function users_matching(text, text, integer)'],
+};
+
+/**
+ * The key of a search: a LIKE pattern made of the runs of letters and digits in its text (pg_trgm takes text
+ * apart into words of those), cut so that they hold at most POSTGRES_KEY_TRIGRAMS trigrams, and joined by
+ * `%`: `%user1234%` for "user12345", `%example%com%` for "example.com". Every user the search matches holds
+ * it. GIN reads the entries of all its trigrams at once and keeps only the users that hold every one,
+ * skipping through the longer lists, so no one trigram needs to be rare: for 1,000,000 users, `%mira99%`
+ * narrowed to 671 users in 7 ms; six trigrams that every user holds take about 100 ms. Undefined when the
+ * text has no run of three letters or digits, which the index cannot narrow.
+ */
+function postgresSearchKey(text: string): string | undefined {
   const pieces: string[] = [];
-  let budget = SEARCH_KEY_TRIGRAMS;
+  let budget = POSTGRES_KEY_TRIGRAMS;
   for (const [run] of text.matchAll(/[a-z0-9]{3,}/g)) {
     if (budget === 0) break;
     const piece = run.slice(0, budget + 2);
     pieces.push(piece);
     budget -= piece.length - 2;
   }
-  return pieces.length === 0 ? [] : [`%${pieces.join('%')}%`];
+  return pieces.length === 0 ? undefined : `%${pieces.join('%')}%`;
 }
 
+/** users_matching() (migration 2026-11-25-02) reads through the GIN index and stops at `most` users that hold the text. */
 const postgresSearchIndex: SearchIndex = {
-  keys: postgresSearchKeys,
-  async holdsAtMost(pattern, limit, db) {
-    const { rows } = await sql<{ n: string }>`select count(*) as n from users_holding(${pattern}, ${limit + 1})`.execute(db);
-    return Number(rows[0]!.n) <= limit;
+  matching(text, most) {
+    const key = postgresSearchKey(text);
+    return key === undefined ? undefined : sql<{ match_id: number }>`(select match_id from users_matching(${key}, ${text}, ${most}))`;
   },
-  holding: (pattern) => sql<{ match_id: number }>`(select match_id from users_holding(${pattern}, null))`,
 };
 
 function postgres(url: string, poolSize: number, timeouts: StoreTimeouts, onFault: ConnectionFault): DialectSupport {
@@ -311,6 +322,7 @@ function postgres(url: string, poolSize: number, timeouts: StoreTimeouts, onFaul
       // The substring index needs pg_trgm, an extension the database may not have: see POSTGRES_SUBSTRING_INDEX.
       substringIndex: { create: [], drop: [] },
       optionalSubstringIndex: POSTGRES_SUBSTRING_INDEX,
+      searchFunction: POSTGRES_SEARCH_FUNCTION,
     },
     searchIndex: async (db) => {
       const { rows } = await sql<{ present: boolean }>`

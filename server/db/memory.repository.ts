@@ -1,8 +1,8 @@
 import { DEMO_USERS } from '../domain/demo-users.js';
 import { IdempotencyKeyInFlightError } from '../domain/errors.js';
-import { foldCase, keysOf, type ListPosition, type OrderKeys, type UserFilter, type UserOrder } from '../domain/user-query.js';
+import { foldCase, keysOf, SEARCH_COUNT_REACH, type ListPosition, type OrderKeys, type UserFilter, type UserOrder } from '../domain/user-query.js';
 import type { ChangeResult, IdempotencyRecord, UserRepository, VersionCondition } from '../domain/user-repository.js';
-import { changesAny, type ListedUser, type User, type UserFields } from '../domain/user.js';
+import { changesAny, type ListedUser, type Tally, type User, type UserFields } from '../domain/user.js';
 
 // The user repository in the memory of one JavaScript realm: what the MSW handlers of the client package run
 // the service's own handlers and domain over, in Node and in browsers (it imports nothing of either). It keeps
@@ -88,6 +88,10 @@ export function createMemoryRepository(now: string = new Date().toISOString()): 
   }
   restoreDemoData(now);
 
+  /** How many match, as the stores count them: a search counts up to SEARCH_COUNT_REACH. */
+  const tally = (filter: UserFilter, n: number): Tally =>
+    filter.search === undefined || n <= SEARCH_COUNT_REACH ? { total: n, exact: true } : { total: SEARCH_COUNT_REACH, exact: false };
+
   return {
     restoreDemoData,
     ping: async () => undefined,
@@ -95,17 +99,18 @@ export function createMemoryRepository(now: string = new Date().toISOString()): 
     findById: async (id) => users.get(id),
     async list(filter, order) {
       const all = sorted(filter, order).map(listed);
-      return { total: all.length, users: (async function* () { yield* all; })() };
+      return { ...tally(filter, all.length), users: (async function* () { yield* all; })() };
     },
-    count: async (filter = {}) => sorted(filter, [{ field: 'id', descending: false }]).length,
+    count: async (filter = {}) => tally(filter, sorted(filter, [{ field: 'id', descending: false }]).length),
     listSlice: async (offset, limit) => ({ users: [...users.values()].slice(offset, offset + limit).map(listed), total: users.size }),
-    listAt: async (filter, order, offset, limit) => sorted(filter, order).slice(offset, offset + limit).map(listed),
+    listAt: async (filter, order, offset, limit) => ({ users: sorted(filter, order).slice(offset, offset + limit).map(listed) }),
+    // Every user is at hand: a read here never runs out of time, so it never stops short.
     async listFrom(filter, order, position: ListPosition | undefined, limit) {
       const all = sorted(filter, order);
-      if (position === undefined) return all.slice(0, limit).map(listed);
-      if ('after' in position) return all.filter((user) => compareKeys(keysOf(user, order), position.after, order) > 0).slice(0, limit).map(listed);
+      if (position === undefined) return { users: all.slice(0, limit).map(listed) };
+      if ('after' in position) return { users: all.filter((user) => compareKeys(keysOf(user, order), position.after, order) > 0).slice(0, limit).map(listed) };
       const before = position.before === 'end' ? all : all.filter((user) => compareKeys(keysOf(user, order), position.before as OrderKeys, order) < 0);
-      return before.slice(Math.max(0, before.length - limit)).map(listed);
+      return { users: before.slice(Math.max(0, before.length - limit)).map(listed) };
     },
     replace: async (id, fields, at, condition) => change(id, condition, (user) => update(user, fields, at)),
     // A patch that changes nothing makes no new version, as on the stores (user.repository.ts).

@@ -1,8 +1,8 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { RequestAbandonedError, SearchesBusyError } from '../domain/errors.js';
 import { nextTurn } from '../domain/next-turn.js';
-import { foldCase, keysOf, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
-import type { ListedUser } from '../domain/user.js';
+import { foldCase, keysOf, SEARCH_COUNT_REACH, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
+import type { ListedUser, Tally, UserSlice } from '../domain/user.js';
 import type { SearchIndex } from './database.js';
 import type { Tables, UserRow } from './tables.js';
 
@@ -12,8 +12,8 @@ import type { Tables, UserRow } from './tables.js';
 // SQLite (whose statements run on the event loop) then never stalls other requests; on PostgreSQL, searches
 // hold at most half the pool's connections (Database.searchConnections), so the rest never wait for them.
 
-/** Users a search examines per statement: well under a millisecond of SQLite's time. */
-export const SEARCH_SCAN_ROWS = 1000;
+/** Users a search examines per statement: about a millisecond of SQLite's time, read from the order's index. */
+export const SEARCH_SCAN_ROWS = 4000;
 /** Users a count of matches examines per statement: about a millisecond of SQLite's time. */
 export const COUNT_SCAN_ROWS = 4000;
 /**
@@ -29,13 +29,23 @@ export const SEARCHES_PER_TURN = 4;
 export const SEARCHES_WAITING = 256;
 
 /**
- * Users that may hold a key of the substring index (see SearchIndex) for the index to answer a search. A
- * search with a key that rare reads at most this many users and checks each against its whole text: a
- * millisecond or two of SQLite's time, a few of PostgreSQL's, however large the store.
+ * Store time, unless configured (SEARCH_BUDGET_MS), that a read or a count of a search may spend examining
+ * users one by one (text the substring index cannot narrow, or more matches than it counts). A page it could
+ * not fill in that time comes back with the users it found and a link that goes on from where it stopped; a
+ * count says how many it found, as a count that is not exact. Every request then costs a bounded amount of
+ * the store's time, however large the store and however rare the text.
  */
-export const RARE_KEY_USERS = 2000;
+export const SEARCH_BUDGET_MS = 50;
+
+/** A stretch of a list that one statement read: the users that match in it, and the keys of the last user it examined (none where the list ends). */
+export interface Stretch {
+  readonly users: ListedUser[];
+  readonly until?: OrderKeys;
+}
 
 export interface ListOptions {
+  /** Store time a search may spend examining users one by one, per read and per count (SEARCH_BUDGET_MS when not given). */
+  readonly searchBudgetMs?: number;
   /** Searches that may wait for their turn (SEARCHES_WAITING when not given). */
   readonly searchQueue?: number;
   /** The store's substring index, if it has one. */
@@ -117,11 +127,14 @@ const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`
 /** The folded copies a search looks in. */
 const SEARCHED_COLUMNS = ['first_name_key', 'last_name_key', 'email_key'] as const;
 
-/** Rows whose folded names or address contain the folded text. */
-function searching(eb: Users, search: string): Expression<SqlBool> {
+/** Whether the folded copies (of `table`, when given) contain the folded text. */
+function containsText(search: string, table?: string): RawBuilder<SqlBool> {
   const pattern = containing(foldCase(search));
   // ESCAPE names the escape character: PostgreSQL has one by default, SQLite none.
-  return eb.or(SEARCHED_COLUMNS.map((column) => sql<SqlBool>`${eb.ref(column)} like ${pattern} escape '\\'`));
+  return sql<SqlBool>`(${sql.join(
+    SEARCHED_COLUMNS.map((column) => sql`${sql.ref(table === undefined ? column : `${table}.${column}`)} like ${pattern} escape '\\'`),
+    sql` or `,
+  )})`;
 }
 
 /** The rows of the filter's e-mail address, if it names one: an index lookup. */
@@ -141,6 +154,12 @@ function sorted<O>(query: UserSelect<O>, order: UserOrder, backwards: boolean): 
 function beyond(eb: Users, order: UserOrder, keys: OrderKeys, backwards: boolean): Expression<SqlBool> {
   const past = (i: number) => (order[i]!.descending !== backwards ? '<' : '>');
   const column = (i: number) => COLUMN[order[i]!.field];
+  // Every field in one direction: a row value, which the store seeks to in the order's index. The
+  // alternatives below bound only the first field, so a statement read the users that tie on it from the
+  // first of them to the position: in a group of 62,500, a page deep in it read most of them.
+  if (order.every((_, i) => past(i) === past(0))) {
+    return sql<SqlBool>`(${sql.join(order.map((_, i) => sql.ref(column(i))))}) ${sql.raw(past(0))} (${sql.join([...keys])})`;
+  }
   const alternatives = order.map((_, i) => eb.and([...order.slice(0, i).map((__, j) => eb(column(j), '=', keys[j]!)), eb(column(i), past(i), keys[i]!)]));
   const start = eb(column(0), past(0) === '<' ? '<=' : '>=', keys[0]!);
   return order.length === 1 ? alternatives[0]! : eb.and([start, eb.or(alternatives)]);
@@ -157,29 +176,44 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
   const searchStatement = <T>(search: UserFilter, statement: () => Promise<T>) => turnstile(search, () => guard(statement));
   const index = options.searchIndex;
   type Matches = RawBuilder<{ match_id: number }>;
-  const looked = new WeakMap<UserFilter, Promise<Matches | undefined>>();
+  /**
+   * What the substring index found for a search: every user that matches, when they are few (at most
+   * SEARCH_COUNT_REACH), and how many; or that they are more than that.
+   */
+  type Found = { readonly few: true; readonly matches: Matches; readonly count: number } | { readonly few: false };
+  const looked = new WeakMap<UserFilter, Promise<Found | undefined>>();
 
   /**
-   * The users that may match a search, as the substring index finds them, when one of the search's keys
-   * is rare enough (RARE_KEY_USERS) that reading its users takes bounded time (each is then checked
-   * against the whole text, as the scan checks users). Undefined when the search has to examine users one
-   * by one: no index, fewer than three characters, an address to match as well (its own index is
-   * narrower), or only common keys. Asked once per search (its filter object).
+   * Asks the substring index how many users match a search, counting up to one past SEARCH_COUNT_REACH: one
+   * statement that reads a bounded part of the index however large the store. Undefined when the search has
+   * to examine users one by one: no index, text the index cannot narrow (under three characters), or an
+   * address to match as well (its own index is narrower). Asked once per search (its filter object).
    */
-  function matchesOf(filter: UserFilter): Promise<Matches | undefined> {
+  function lookUp(filter: UserFilter): Promise<Found | undefined> {
     let found = looked.get(filter);
     if (found === undefined) {
-      found = (async () => {
+      found = (async (): Promise<Found | undefined> => {
         if (index === undefined || filter.search === undefined || filter.email !== undefined) return undefined;
-        const text = foldCase(filter.search);
-        for (const key of index.keys(text)) {
-          if (await searchStatement(filter, () => index.holdsAtMost(key, RARE_KEY_USERS, db))) return index.holding(key);
-        }
-        return undefined;
+        const matches = index.matching(foldCase(filter.search), SEARCH_COUNT_REACH + 1);
+        if (matches === undefined) return undefined;
+        const { n } = await searchStatement(filter, () =>
+          db
+            .selectFrom(matches.as('m'))
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .executeTakeFirstOrThrow(),
+        );
+        const count = Number(n);
+        return count <= SEARCH_COUNT_REACH ? { few: true, matches, count } : { few: false };
       })();
       looked.set(filter, found);
     }
     return found;
+  }
+
+  /** The users a search reads from the index: all its matches when they are few; otherwise it examines users in order. */
+  async function matchesOf(filter: UserFilter): Promise<Matches | undefined> {
+    const found = await lookUp(filter);
+    return found?.few ? found.matches : undefined;
   }
 
   /** The users a query reads: all of them, or only those the index matched (read from the index first). */
@@ -201,53 +235,91 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
   };
 
   /**
-   * The rows that match, in order from a position, a batch per statement (an empty batch may come when a
-   * search found nothing among the users it examined). Without a search a statement reads `batch` matches;
-   * with one it examines SEARCH_SCAN_ROWS users in order and keeps those that match.
+   * Store time a read may spend examining users one by one, and what it has spent. A statement starts only
+   * while some is left, and the first always does, so that every read makes progress.
    */
-  async function* walk(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, batch: number): AsyncGenerator<ListedUser[]> {
+  type Budget = { readonly ms: number; spent: number };
+  const budgetMs = options.searchBudgetMs ?? SEARCH_BUDGET_MS;
+  const newBudget = (): Budget => ({ ms: budgetMs, spent: 0 });
+  /** One statement of a search that examines users one by one, its time taken from the budget. */
+  const examining = <T>(filter: UserFilter, budget: Budget | undefined, statement: () => Promise<T>) =>
+    searchStatement(filter, async () => {
+      const started = performance.now();
+      try {
+        return await statement();
+      } finally {
+        if (budget) budget.spent += performance.now() - started;
+      }
+    });
+
+  /**
+   * The rows that match, in order from a position, a stretch per statement (a stretch may hold no user when a
+   * search found nothing among the users it examined), each with the keys of the last user its statement
+   * examined (none when the list ends there). Without a search a statement reads `batch` matches; with one
+   * it examines SEARCH_SCAN_ROWS users in order and keeps those that match, and stops once `budget` is spent.
+   */
+  async function* walk(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, batch: number, budget?: Budget): AsyncGenerator<Stretch> {
     const backwards = position !== undefined && 'before' in position;
     let from: OrderKeys | undefined = position === undefined ? undefined : 'after' in position ? position.after : position.before === 'end' ? undefined : position.before;
     const search = filter.search;
     const matches = search === undefined ? undefined : await matchesOf(filter);
     for (let first = true; ; first = false) {
       if (search === undefined || matches !== undefined) {
-        // The users of the rare key are checked against the whole text as the scan checks users.
-        const query = candidates(filter, order, from, backwards, matches).$if(search !== undefined, (q) => q.where((eb) => searching(eb, search!)));
+        // The index's matches hold the text already: only their order and the position are left to apply.
+        const query = candidates(filter, order, from, backwards, matches);
         const read = () => query.select(LISTED_COLUMNS).limit(batch).execute();
         if (matches === undefined && !first) await nextTurn();
         const users = (matches !== undefined ? await searchStatement(filter, read) : await guard(read)).map(toListedUser);
-        yield users;
-        if (users.length < batch) return;
+        if (users.length < batch) {
+          yield { users };
+          return;
+        }
         from = keysOf(users[users.length - 1]!, order);
+        yield { users, until: from };
       } else {
-        // Only the columns the search and the list read: materialising every column of the examined users
-        // was a third of a search statement's time.
-        const examined = candidates(filter, order, from, backwards).select([...LISTED_COLUMNS, ...SEARCHED_COLUMNS]).limit(SEARCH_SCAN_ROWS).as('examined');
+        if (!first && budget && budget.spent >= budget.ms) return;
+        // The users it examines, by the id and the folded copies alone, which the order's index holds
+        // (migration 2026-11-25-03): only the users that match are read from the table, for what the list
+        // shows. Reading every examined user from the table cost nine times as much.
+        const examined = candidates(filter, order, from, backwards).select(['id', ...SEARCHED_COLUMNS]).limit(SEARCH_SCAN_ROWS);
+        const inOrder = sql.join(order.map((key) => sql`${sql.ref(`examined.${COLUMN[key.field]}`)} ${sql.raw(key.descending !== backwards ? 'desc' : 'asc')}`));
         // The users it found, and the last user it examined (where the next statement starts), in one turn.
-        const [found, last] = await searchStatement(filter, async () => [
-          await sorted(db.selectFrom(examined).select(LISTED_COLUMNS).where((eb) => searching(eb as unknown as Users, search)) as unknown as UserSelect<ListedRow>, order, backwards).execute(),
+        const [found, last] = await examining(filter, budget, async () => [
+          (
+            await sql<ListedRow>`
+              select shown.id, shown.first_name, shown.last_name, shown.email from (${examined}) as examined cross join users as shown
+              where shown.id = examined.id and ${containsText(search, 'examined')} order by ${inOrder}`.execute(db)
+          ).rows,
           await candidates(filter, order, from, backwards).select(['id', 'email_key', 'first_name_key', 'last_name_key']).offset(SEARCH_SCAN_ROWS - 1).limit(1).executeTakeFirst(),
         ] as const);
-        yield found.map(toListedUser);
-        if (last === undefined) return;
+        if (last === undefined) {
+          yield { users: found.map(toListedUser) };
+          return;
+        }
         from = keysOfRow(last, order);
+        yield { users: found.map(toListedUser), until: from };
       }
     }
   }
 
-  /** Up to `limit` matching rows from a position (in the order, even when read backwards). */
-  async function take(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number, skip = 0): Promise<ListedUser[]> {
+  /**
+   * Up to `limit` matching rows from a position, after skipping `skip` of them (in the order, even when read
+   * backwards); and where the read stopped, if its budget ran out before it found them all.
+   */
+  async function take(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number, skip = 0): Promise<UserSlice> {
     const rows: ListedUser[] = [];
     let skipped = 0;
-    for await (const batch of walk(filter, order, position, limit + skip)) {
-      for (const row of batch) {
+    let stoppedAt: OrderKeys | undefined;
+    for await (const { users, until } of walk(filter, order, position, limit + skip, newBudget())) {
+      for (const row of users) {
         if (skipped < skip) skipped++;
         else if (rows.push(row) === limit) break;
       }
       if (rows.length === limit) break;
+      stoppedAt = until;
     }
-    return position !== undefined && 'before' in position ? rows.reverse() : rows;
+    const users = position !== undefined && 'before' in position ? rows.reverse() : rows;
+    return rows.length < limit && stoppedAt !== undefined ? { users, stoppedAt } : { users };
   }
 
   return {
@@ -255,30 +327,26 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     /** Up to `limit` users that match, from a position (or the start). */
     listFrom: (filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number) => take(filter, order, position, limit),
     /** Up to `limit` users that match, after skipping `offset` of them: a page picked by number. */
-    async listAt(filter: UserFilter, order: UserOrder, offset: number, limit: number): Promise<ListedUser[]> {
+    async listAt(filter: UserFilter, order: UserOrder, offset: number, limit: number): Promise<UserSlice> {
       // Without a search the store skips rows itself, along an index; a search has to examine each user.
       if (filter.search === undefined) {
-        return (await guard(() => candidates(filter, order, undefined, false).select(LISTED_COLUMNS).limit(limit).offset(offset).execute())).map(toListedUser);
+        return { users: (await guard(() => candidates(filter, order, undefined, false).select(LISTED_COLUMNS).limit(limit).offset(offset).execute())).map(toListedUser) };
       }
       return take(filter, order, undefined, limit, offset);
     },
-    /** How many users match a filter that is not empty. */
-    async countMatching(filter: UserFilter): Promise<number> {
+    /**
+     * How many users match a filter that is not empty. A search counts up to SEARCH_COUNT_REACH, and where
+     * it examines users one by one, no longer than its budget: a count cut short is not exact.
+     */
+    async countMatching(filter: UserFilter): Promise<Tally> {
       if (filter.search === undefined) {
         const { n } = await guard(() => byEmail(db.selectFrom('users'), filter).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow());
-        return Number(n);
+        return { total: Number(n), exact: true };
       }
+      const found = await lookUp(filter);
+      if (found !== undefined) return found.few ? { total: found.count, exact: true } : { total: SEARCH_COUNT_REACH, exact: false };
       const search = filter.search;
-      const matches = await matchesOf(filter);
-      if (matches !== undefined) {
-        const { n } = await searchStatement(filter, () =>
-          source(matches)
-            .where((eb) => searching(eb, search))
-            .select((eb) => eb.fn.countAll<number | string>().as('n'))
-            .executeTakeFirstOrThrow(),
-        );
-        return Number(n);
-      }
+      const budget = newBudget();
       let total = 0;
       for (let after = 0; ; ) {
         const examined = byEmail(db.selectFrom('users'), filter)
@@ -287,17 +355,20 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
           .orderBy('id')
           .limit(COUNT_SCAN_ROWS)
           .as('examined');
-        const { last, n } = await searchStatement(filter, () =>
+        const { last, n } = await examining(filter, budget, () =>
           db
             .selectFrom(examined)
             .select((eb) => [
               eb.fn.max('id').as('last'),
-              eb.fn.sum<number | string | null>(eb.case().when(searching(eb as unknown as Users, search)).then(1).else(0).end()).as('n'),
+              eb.fn.sum<number | string | null>(eb.case().when(containsText(search)).then(1).else(0).end()).as('n'),
             ])
             .executeTakeFirstOrThrow(),
         );
-        if (last === null || last === undefined) return total;
+        if (last === null || last === undefined) return { total, exact: true };
         total += Number(n ?? 0);
+        // Common text is found soon: counting stops where its count reaches as far as a search counts.
+        if (total > SEARCH_COUNT_REACH) return { total: SEARCH_COUNT_REACH, exact: false };
+        if (budget.spent >= budget.ms) return { total, exact: false };
         after = Number(last);
       }
     },

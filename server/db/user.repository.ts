@@ -2,7 +2,7 @@ import { sql, type Compilable, type Insertable, type Kysely } from 'kysely';
 import { byIdOnly, foldCase, unfiltered, type UserFilter } from '../domain/user-query.js';
 import type { ChangeResult, UserRepository, VersionCondition } from '../domain/user-repository.js';
 import { nextTurn } from '../domain/next-turn.js';
-import type { ListedUser, User, UserFields } from '../domain/user.js';
+import type { ListedUser, Tally, User, UserFields } from '../domain/user.js';
 import type { Database } from './database.js';
 import { createIdempotencyKeyQueries } from './idempotency-key.queries.js';
 import { createStoreGuard } from './store-guard.js';
@@ -54,9 +54,9 @@ function compiledOnce<Row>(query: Compilable<Row>) {
   return async (db: Kysely<Tables>, ...parameters: unknown[]): Promise<Row[]> => (await db.executeQuery<Row>({ ...compiled, parameters })).rows;
 }
 
-/** The items of batches, one at a time. */
-async function* eachOf<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
-  for await (const batch of batches) yield* batch;
+/** The users of the stretches a list walks, one at a time. */
+async function* eachOf<T>(stretches: AsyncIterable<{ readonly users: readonly T[] }>): AsyncGenerator<T> {
+  for await (const { users } of stretches) yield* users;
 }
 
 /** Explains why a conditional change touched no row: the user is gone, or has another version. */
@@ -112,7 +112,7 @@ export function createUserRepository(database: Database, options: ListOptions = 
     return toUser(row!);
   }
   const lists = createUserLists(db, guard, { ...options, searchIndex: database.searchIndex, searchConnections: database.searchConnections });
-  const count = (filter: UserFilter = {}) => (unfiltered(filter) ? guard(countAll) : lists.countMatching(filter));
+  const count = async (filter: UserFilter = {}): Promise<Tally> => (unfiltered(filter) ? { total: await guard(countAll), exact: true } : lists.countMatching(filter));
 
   /**
    * The users of a first slice in id order and then of the slices after it: keyset slices on the primary key.
@@ -147,21 +147,20 @@ export function createUserRepository(database: Database, options: ListOptions = 
       }),
     async list(filter, order, sliceSize) {
       if (!unfiltered(filter) || !byIdOnly(order)) {
-        const total = await count(filter);
-        return { total, users: eachOf(lists.walk(filter, order, undefined, sliceSize)) };
+        return { ...(await count(filter)), users: eachOf(lists.walk(filter, order, undefined, sliceSize)) };
       }
       // The whole collection: its first slice and its size come from one statement (one snapshot, and one
       // statement fewer for a list that fits in a slice, the common case).
       const first = await guard(() => selectPage(db, sliceSize, 0));
       const total = first.length > 0 ? Number(first[0]!.total) : await guard(countAll);
-      return { total, users: slicesFrom(first, sliceSize) };
+      return { total, exact: true, users: slicesFrom(first, sliceSize) };
     },
     count,
     listAt: lists.listAt,
     // Forwards through the whole collection by id (a shape B `limit`, a `next` link): compiled once.
     listFrom: (filter, order, position, limit) =>
       unfiltered(filter) && byIdOnly(order) && (position === undefined || 'after' in position)
-        ? guard(async () => (await selectSlice(db, position === undefined ? 0 : position.after[0], limit)).map(toListedUser))
+        ? guard(async () => ({ users: (await selectSlice(db, position === undefined ? 0 : position.after[0], limit)).map(toListedUser) }))
         : lists.listFrom(filter, order, position, limit),
     listSlice: (offset, limit) =>
       guard(async () => {

@@ -1,5 +1,5 @@
 import type { ListPosition, UserFilter, UserOrder } from './user-query.js';
-import type { ListedUser, User, UserFields, UserList } from './user.js';
+import type { ListedUser, Tally, User, UserFields, UserList, UserSlice } from './user.js';
 
 /** Versions a change may apply to: any version, or one of those listed (an empty list matches none). */
 export type VersionCondition = 'any' | readonly number[];
@@ -50,14 +50,17 @@ export interface UserRepository {
    * are read (in the statement of the first slice, where it can be).
    */
   list(filter: UserFilter, order: UserOrder, sliceSize: number): Promise<UserList>;
-  /** How many users match (without a filter: a count the store keeps, not a scan). */
-  count(filter?: UserFilter): Promise<number>;
+  /**
+   * How many users match (without a filter: a count the store keeps, not a scan); for a search, at most
+   * SEARCH_COUNT_REACH, and no more than it found when its store time ran out (then not exact).
+   */
+  count(filter?: UserFilter): Promise<Tally>;
   /** Users in id order after skipping `offset`, at most `limit` of them, and the size of the collection. */
   listSlice(offset: number, limit: number): Promise<{ users: ListedUser[]; total: number }>;
   /** Users that match, in the order, after skipping `offset` of them: at most `limit`. */
-  listAt(filter: UserFilter, order: UserOrder, offset: number, limit: number): Promise<ListedUser[]>;
+  listAt(filter: UserFilter, order: UserOrder, offset: number, limit: number): Promise<UserSlice>;
   /** Users that match, in the order, from a position: at most `limit`, in the order even when read backwards. */
-  listFrom(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number): Promise<ListedUser[]>;
+  listFrom(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number): Promise<UserSlice>;
   /** Replaces the fields and bumps the version, if the version meets the condition. */
   replace(id: number, fields: UserFields, now: string, condition: VersionCondition): Promise<ChangeResult<User>>;
   /** Sets the fields given and keeps the others (a merge patch), and bumps the version, if the version meets the condition. */

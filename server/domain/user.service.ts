@@ -8,7 +8,7 @@ import {
 import { nextTurn } from './next-turn.js';
 import type { ChangeResult, ClientKey, KeyClaim, UserRepository, VersionCondition } from './user-repository.js';
 import { byIdOnly, NUMBERED_PAGES_REACH, unfiltered, type ListPosition, type UserFilter, type UserOrder } from './user-query.js';
-import type { ListedUser, User, UserFields, UserList, UserPage } from './user.js';
+import type { Tally, User, UserFields, UserList, UserPage, UserSlice } from './user.js';
 
 /** How long a create may hold its idempotency key before a retry may take it over, unless configured. */
 export const IDEMPOTENCY_LOCK_MS = 30_000;
@@ -39,15 +39,16 @@ export interface UserService {
   get(id: number): Promise<User>;
   /** Every user that matches, in the order, without holding the whole list in memory; and how many match. */
   list(filter: UserFilter, order: UserOrder): Promise<UserList>;
-  /** How many users match (all users without a filter). */
-  count(filter?: UserFilter): Promise<number>;
+  /** How many users match (all users without a filter): exactly, or at least (see Tally). */
+  count(filter?: UserFilter): Promise<Tally>;
   /** A page picked by number (from 1), of the users that match, in the order. */
   listPage(filter: UserFilter, order: UserOrder, page: number, perPage: number): Promise<UserPage>;
   /**
    * At most `limit` users that match, in the order, from a position (or the start); `more` says whether
-   * others follow in the direction read (before the first user, when reading backwards).
+   * others follow in the direction read (before the first user, when reading backwards), and `stoppedAt`
+   * where a search that ran out of store time stopped (see UserSlice).
    */
-  listFrom(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number): Promise<{ users: readonly ListedUser[]; more: boolean }>;
+  listFrom(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, limit: number): Promise<UserSlice & { more: boolean }>;
   replace(id: number, fields: UserFields, condition?: VersionCondition): Promise<User>;
   /** Replaces the fields given and keeps the others (a merge patch), if the version meets the condition. */
   patch(id: number, changes: Partial<UserFields>, condition?: VersionCondition): Promise<User>;
@@ -142,14 +143,16 @@ export function createUserService(repository: UserRepository, options: UserServi
       // One more than the page holds says whether another follows. The common page (all users, by id) comes
       // with its total from one statement; others count their matches apart.
       const offset = (page - 1) * perPage;
-      const { users, total } =
+      const { users, stoppedAt, total, exact } =
         unfiltered(filter) && byIdOnly(order)
-          ? await repository.listSlice(offset, perPage + 1)
-          : { users: await repository.listAt(filter, order, offset, perPage + 1), total: await repository.count(filter) };
-      return { users: users.slice(0, perPage), more: users.length > perPage, page, perPage, total, totalPages: Math.ceil(total / perPage) };
+          ? { ...(await repository.listSlice(offset, perPage + 1)), exact: true }
+          : { ...(await repository.listAt(filter, order, offset, perPage + 1)), ...(await repository.count(filter)) };
+      const more = users.length > perPage || stoppedAt !== undefined;
+      return { users: users.slice(0, perPage), more, ...(stoppedAt && { stoppedAt }), page, perPage, total, exact, totalPages: Math.ceil(total / perPage) };
     },
     async listFrom(filter, order, position, limit) {
-      const users = await repository.listFrom(filter, order, position, limit + 1);
+      const { users, stoppedAt } = await repository.listFrom(filter, order, position, limit + 1);
+      if (stoppedAt !== undefined) return { users, more: true, stoppedAt };
       if (users.length <= limit) return { users, more: false };
       // Read backwards, the one too many is the first.
       return { users: position !== undefined && 'before' in position ? users.slice(1) : users.slice(0, limit), more: true };

@@ -1,3 +1,5 @@
+import type { OrderKeys } from './user-query.js';
+
 /** A stored user record, independent of either wire shape. */
 export interface User {
   readonly id: number;
@@ -36,20 +38,40 @@ export const changesAny = (user: UserFields, changes: Partial<UserFields>): bool
  */
 export type ListedUser = Pick<User, 'id'> & UserFields;
 
-/** A whole list: how many users it holds, and the users, read as they are sent. */
-export interface UserList {
+/**
+ * How many users a list holds: exactly, or at least that many when a search stopped counting (at
+ * SEARCH_COUNT_REACH matches, or when its store time for examining users one by one ran out).
+ */
+export interface Tally {
   readonly total: number;
+  readonly exact: boolean;
+}
+
+/** A whole list: how many users it holds, and the users, read as they are sent. */
+export interface UserList extends Tally {
   readonly users: AsyncIterable<ListedUser>;
 }
 
+/**
+ * Some users of a list, read from a position or after skipping some. A search that examines users one by one
+ * may stop before it has found as many as asked (its store time ran out; see user-lists.ts): it then says
+ * where it stopped, the keys of the last user it examined in the direction it read, and the list goes on
+ * from there.
+ */
+export interface UserSlice {
+  readonly users: readonly ListedUser[];
+  readonly stoppedAt?: OrderKeys;
+}
+
 /** One page of a list, with how many users the list holds in all. */
-export interface UserPage {
+export interface UserPage extends Tally {
   readonly users: readonly ListedUser[];
   /** Whether users follow this page. */
   readonly more: boolean;
+  /** Where the read of a page that holds fewer users than it could stopped (see UserSlice). */
+  readonly stoppedAt?: OrderKeys;
   readonly page: number;
   readonly perPage: number;
-  readonly total: number;
   readonly totalPages: number;
 }
 

@@ -1,7 +1,7 @@
 import { fromBase64Url, toBase64Url } from '../domain/base64.js';
 import { InvalidParameterError } from '../domain/errors.js';
-import { MAX_STORED_NUMBER, storableText } from '../domain/user.js';
-import { BY_ID, orderOf, orderText, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
+import { MAX_STORED_NUMBER, storableText, type ListedUser, type Tally } from '../domain/user.js';
+import { BY_ID, keysOf, orderOf, orderText, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
 
 // Cursors and links, the same for both shapes: a cursor is a position in an order, and a link is the query of
 // the list it came from with that cursor (RFC 8288).
@@ -101,3 +101,27 @@ export function readListQuery(
 /** Whether users follow a page read from a position: read forwards, as the store said; backwards, unless it began at the end. */
 export const moreAfter = (position: ListPosition | undefined, more: boolean): boolean =>
   position !== undefined && 'before' in position ? position.before !== 'end' : more;
+
+/**
+ * Where the pages beside a page start: the next after its last user, the previous before its first. A read
+ * that stopped short (UserSlice.stoppedAt) goes on from where it stopped in the direction it read, and an
+ * empty page's next page from there too (reading forwards from it examines again what the read skipped).
+ */
+export function besideOf(
+  order: UserOrder,
+  position: ListPosition | undefined,
+  page: { readonly users: readonly ListedUser[]; readonly more: boolean; readonly stoppedAt?: OrderKeys | undefined },
+): { next?: ListPosition; prev?: ListPosition } {
+  const [first, last] = [page.users[0], page.users[page.users.length - 1]];
+  const backwards = position !== undefined && 'before' in position;
+  const stop = page.stoppedAt;
+  const next = stop !== undefined && (!backwards || !last) ? { after: stop } : page.more && last ? { after: keysOf(last, order) } : undefined;
+  const prev = stop !== undefined && backwards ? { before: stop } : first ? { before: keysOf(first, order) } : undefined;
+  return { ...(next && { next }), ...(prev && { prev }) };
+}
+
+/**
+ * The headers of a list's count: `X-Total-Count`, and `X-Total-Count-Relation`, `eq` when it is exact and
+ * `gte` when the list holds at least that many (a search stops counting; see Tally).
+ */
+export const totalHeaders = ({ total, exact }: Tally) => ({ 'X-Total-Count': String(total), 'X-Total-Count-Relation': exact ? ('eq' as const) : ('gte' as const) });

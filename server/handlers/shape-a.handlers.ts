@@ -1,8 +1,8 @@
 import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
-import { keysOf, NUMBERED_PAGES_REACH, type ListPosition, type SortField } from '../domain/user-query.js';
+import { NUMBERED_PAGES_REACH, type ListPosition, type SortField } from '../domain/user-query.js';
 import type { UserPage } from '../domain/user.js';
 import type { HandlerDeps } from './handler-deps.js';
-import { encodeCursor, linkHeader, listLink, moreAfter, readListQuery } from './list-pages.js';
+import { besideOf, encodeCursor, linkHeader, listLink, moreAfter, readListQuery, totalHeaders } from './list-pages.js';
 import { createUserOnce } from './idempotent-create.js';
 import { etagOf, holdsCurrent, versionCondition } from './preconditions.js';
 import { fromDemoUserInput, fromDemoUserPatch, toDemoUser, toDemoUserCreated, toDemoUserPage, toDemoUserPatched, toDemoUserReplaced } from './shape-a.mapper.js';
@@ -23,30 +23,49 @@ export function createShapeAHandlers({ users, basePath }: HandlerDeps): ShapeAHa
       const { filter, order, position } = readListQuery(query, DEMO_SORT_FIELDS, () => request.signal);
       const { page: number, per_page: perPage } = query;
       let page: UserPage;
+      /** Whether users precede a page read backwards (its number may not tell: see below). */
+      let precedes = false;
       if (position === undefined) {
         page = await users.listPage(filter, order, number, perPage);
       } else {
         // A page a link named: found by key, and numbered as the link says.
-        const total = await users.count(filter);
+        const { total, exact } = await users.count(filter);
         const totalPages = Math.ceil(total / perPage);
         const onLastPage = Math.min(Math.max(total - (number - 1) * perPage, 1), perPage);
-        const limit = 'before' in position && position.before === 'end' ? onLastPage : perPage;
-        const found = await users.listFrom(filter, order, position, limit);
-        page = { users: found.users, more: moreAfter(position, found.more), page: number, perPage, total, totalPages };
+        const limit = 'before' in position && position.before === 'end' && exact ? onLastPage : perPage;
+        const { users: found, more, stoppedAt } = await users.listFrom(filter, order, position, limit);
+        precedes = 'before' in position && (more || stoppedAt !== undefined);
+        page = { users: found, more: moreAfter(position, more), ...(stoppedAt && { stoppedAt }), page: number, perPage, total, exact, totalPages };
       }
       const link = (to: number, at?: ListPosition) =>
         listLink(`${basePath}/api/users`, { page: to, per_page: perPage, q: query.q, email: query.email, sort: query.sort, cursor: at && encodeCursor(order, at) });
       // An empty page's previous: by number where numbers reach, else the last page, by its cursor.
       const towards = (to: number) => (to * perPage <= NUMBERED_PAGES_REACH ? link(to) : link(page.totalPages, { before: 'end' }));
-      const [first, last] = [page.users[0], page.users[page.users.length - 1]];
-      const previous = number <= 1 ? undefined : number === 2 ? link(1) : first ? link(number - 1, { before: keysOf(first, order) }) : towards(Math.min(number - 1, Math.max(page.totalPages, 1)));
+      const { next, prev } = besideOf(order, position, page);
+      // Numbers follow from an exact count of full pages. Where a count is a lower bound or a read stopped
+      // short, a page read backwards (the last, and each previous from it) is numbered only as a label, so
+      // whether a previous page exists, and where it starts, comes from the read itself.
+      const numbered = page.exact && page.stoppedAt === undefined;
+      const previous =
+        position !== undefined && 'before' in position && !numbered
+          ? precedes && prev
+            ? link(Math.max(number - 1, 1), prev)
+            : undefined
+          : number <= 1
+            ? undefined
+            : number === 2
+              ? link(1)
+              : prev
+                ? link(number - 1, prev)
+                : towards(Math.min(number - 1, Math.max(page.totalPages, 1)));
       const Link = linkHeader([
         ['first', link(1)],
         ['prev', previous],
-        ['next', page.more && last ? link(number + 1, { after: keysOf(last, order) }) : undefined],
-        ['last', page.totalPages <= 1 ? link(1) : link(page.totalPages, { before: 'end' })],
+        ['next', next && link(number + 1, next)],
+        // A count that is not exact stops short of the end, which reading backwards from it always reaches.
+        ['last', page.totalPages <= 1 && page.exact ? link(1) : link(Math.max(page.totalPages, 1), { before: 'end' })],
       ])!;
-      return { status: 200, body: toDemoUserPage(page), headers: { 'X-Total-Count': String(page.total), Link } };
+      return { status: 200, body: toDemoUserPage(page), headers: { ...totalHeaders(page), Link } };
     },
     async getDemoUser({ path, header }) {
       const user = await users.get(path.id);

@@ -1,9 +1,8 @@
 import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { ListedUser } from '../domain/user.js';
 import { InvalidParameterError } from '../domain/errors.js';
-import { keysOf } from '../domain/user-query.js';
 import type { HandlerDeps } from './handler-deps.js';
-import { encodeCursor, FIELDS, linkHeader, listLink, moreAfter, readListQuery } from './list-pages.js';
+import { besideOf, encodeCursor, FIELDS, linkHeader, listLink, moreAfter, readListQuery, totalHeaders } from './list-pages.js';
 import { createUserOnce } from './idempotent-create.js';
 import { etagOf, holdsCurrent, versionCondition } from './preconditions.js';
 import { fromLocalUserInput, fromLocalUserPatch, toLocalUser } from './shape-b.mapper.js';
@@ -23,17 +22,15 @@ export function createShapeBHandlers({ users, basePath }: HandlerDeps): ShapeBHa
       if (query.limit === undefined) {
         if (position !== undefined) throw new InvalidParameterError('cursor', 'needs limit: a cursor continues a list read a page at a time');
         const list = await users.list(filter, order);
-        return { status: 200, body: mapUsers(list.users, toLocalUser), headers: { 'X-Total-Count': String(list.total) } };
+        return { status: 200, body: mapUsers(list.users, toLocalUser), headers: totalHeaders(list) };
       }
       const found = await users.listFrom(filter, order, position, query.limit);
-      const total = await users.count(filter);
-      const last = found.users[found.users.length - 1];
-      const next =
-        moreAfter(position, found.more) && last
-          ? listLink(`${basePath}/users`, { q: query.q, email: query.email, sort: query.sort, limit: query.limit, cursor: encodeCursor(order, { after: keysOf(last, order) }) })
-          : undefined;
-      const Link = linkHeader([['next', next]]);
-      return { status: 200, body: found.users.map(toLocalUser), headers: { 'X-Total-Count': String(total), ...(Link ? { Link } : {}) } };
+      const tally = await users.count(filter);
+      const { next } = besideOf(order, position, { ...found, more: moreAfter(position, found.more) });
+      const Link = linkHeader([
+        ['next', next && listLink(`${basePath}/users`, { q: query.q, email: query.email, sort: query.sort, limit: query.limit, cursor: encodeCursor(order, next) })],
+      ]);
+      return { status: 200, body: found.users.map(toLocalUser), headers: { ...totalHeaders(tally), ...(Link ? { Link } : {}) } };
     },
     async getUser({ path, header }) {
       const user = await users.get(path.id);

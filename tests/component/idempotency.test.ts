@@ -248,7 +248,7 @@ describeEachDialect((dialect) => {
       const input = buildUserInput();
       const post = (server: TestServer, from: string, withKey: string) => requestFrom(`${server.url}/users`, { from, method: 'POST', json: input, headers: { 'idempotency-key': withKey } });
       const created = await post(first, '127.0.0.2', key);
-      await withUnscopedIdempotencyKeys(first.database.db);
+      await withUnscopedIdempotencyKeys(first.database.db, dialect);
       const at = new Date().toISOString();
       const later = new Date(Date.now() + 60_000).toISOString();
       // As a release before 2026-11-23 stored it: no client.

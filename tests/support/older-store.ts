@@ -1,19 +1,34 @@
 import { sql, type Kysely } from 'kysely';
+import { down as dropNameOrderIndexes } from '../../server/db/migrations/2026-11-25-03-add-name-order-indexes.js';
 import { down as unscopeIdempotencyKeys } from '../../server/db/migrations/2026-11-25-01-scope-idempotency-keys-by-client.js';
 import type { Tables } from '../../server/db/tables.js';
 import type { Dialect } from './test-store.js';
 
 // Stores as earlier releases left them, made from a current one, to test that migrations bring them up to date.
 
-/** Takes a store back to before migration 2026-11-25-01: idempotency keys one per key, whoever sent it (by its own `down`). */
-export async function withUnscopedIdempotencyKeys(db: Kysely<Tables>): Promise<void> {
+/** Takes a store back to before migration 2026-11-25-03: no indexes for the orders by both names (by its own `down`). */
+export async function withoutNameOrderIndexes(db: Kysely<Tables>): Promise<void> {
+  await dropNameOrderIndexes(db as Kysely<unknown>);
+  await sql`delete from kysely_migration where name = '2026-11-25-03-add-name-order-indexes'`.execute(db);
+}
+
+/** Takes a store back to before migration 2026-11-25-02: searches read PostgreSQL's index through users_holding() only (nor what later migrations added). */
+export async function withoutSearchFunction(db: Kysely<Tables>, dialect: Dialect): Promise<void> {
+  await withoutNameOrderIndexes(db);
+  if (dialect === 'postgres') await sql`drop function users_matching(text, text, integer)`.execute(db);
+  await sql`delete from kysely_migration where name = '2026-11-25-02-add-search-function'`.execute(db);
+}
+
+/** Takes a store back to before migration 2026-11-25-01: idempotency keys one per key, whoever sent it (by its own `down`; nor what later migrations added). */
+export async function withUnscopedIdempotencyKeys(db: Kysely<Tables>, dialect: Dialect): Promise<void> {
+  await withoutSearchFunction(db, dialect);
   await unscopeIdempotencyKeys(db as Kysely<unknown>);
   await sql`delete from kysely_migration where name = '2026-11-25-01-scope-idempotency-keys-by-client'`.execute(db);
 }
 
 /** Takes a store back to before migration 2026-11-24-03: no pg_trgm index (SQLite has nothing to drop; nor what later migrations added). */
 export async function withoutExtensionSearchIndex(db: Kysely<Tables>, dialect: Dialect): Promise<void> {
-  await withUnscopedIdempotencyKeys(db);
+  await withUnscopedIdempotencyKeys(db, dialect);
   if (dialect === 'postgres') {
     await sql`drop index if exists users_search`.execute(db);
     await sql`drop function users_holding(text, integer)`.execute(db);

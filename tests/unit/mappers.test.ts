@@ -18,7 +18,7 @@ describe('shape A mapper', () => {
   });
 
   test('a page carries reqres-style counters', () => {
-    expect(toDemoUserPage({ users: [user], more: true, page: 2, perPage: 1, total: 5, totalPages: 5 })).toEqual({
+    expect(toDemoUserPage({ users: [user], more: true, page: 2, perPage: 1, total: 5, exact: true, totalPages: 5 })).toEqual({
       page: 2,
       per_page: 1,
       total: 5,

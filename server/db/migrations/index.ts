@@ -9,6 +9,8 @@ import * as addUserSortKeys from './2026-11-24-01-add-user-sort-keys.js';
 import * as addUserSearchIndex from './2026-11-24-02-add-user-search-index.js';
 import * as addExtensionSearchIndex from './2026-11-24-03-add-extension-search-index.js';
 import * as scopeIdempotencyKeysByClient from './2026-11-25-01-scope-idempotency-keys-by-client.js';
+import * as addSearchFunction from './2026-11-25-02-add-search-function.js';
+import * as addNameOrderIndexes from './2026-11-25-03-add-name-order-indexes.js';
 
 /**
  * The few things a migration cannot say the same way in every SQL dialect. database.ts, the one module that
@@ -39,6 +41,11 @@ export interface SqlFlavour {
    * needs no extension (SQLite's, made by `substringIndex`).
    */
   readonly optionalSubstringIndex: { create(db: Kysely<unknown>): Promise<void>; drop(db: Kysely<unknown>): Promise<void> };
+  /**
+   * Statements that create the function through which a search reads the extension's substring index,
+   * `users_matching(key, needle, most)`, and that drop it; empty where the index is read without one.
+   */
+  readonly searchFunction: { readonly create: readonly string[]; readonly drop: readonly string[] };
 }
 
 /** A migration that needs to know the flavour of SQL it writes. */
@@ -60,6 +67,8 @@ const migrations: Record<string, FlavouredMigration> = {
   '2026-11-24-02-add-user-search-index': addUserSearchIndex,
   '2026-11-24-03-add-extension-search-index': addExtensionSearchIndex,
   '2026-11-25-01-scope-idempotency-keys-by-client': scopeIdempotencyKeysByClient,
+  '2026-11-25-02-add-search-function': addSearchFunction,
+  '2026-11-25-03-add-name-order-indexes': addNameOrderIndexes,
 };
 
 /** Hands Kysely's Migrator the migrations compiled into the service, so no directory is scanned at run time. */

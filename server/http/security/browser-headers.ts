@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import helmet from 'koa-helmet';
 
 /** Headers a browser may read from a cross-origin response, beyond the CORS-safelisted ones. */
-const EXPOSED = ['ETag', 'Link', 'Location', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Request-Id', 'Idempotent-Replayed', 'X-Total-Count', 'Preference-Applied'];
+const EXPOSED = ['ETag', 'Link', 'Location', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Request-Id', 'Idempotent-Replayed', 'X-Total-Count', 'X-Total-Count-Relation', 'Preference-Applied'];
 /** Request headers a cross-origin caller may send. */
 const ALLOWED = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id', 'x-custom-header', 'Custom-Header', 'Prefer'];
 
