@@ -50,6 +50,12 @@ export interface SearchIndex {
    * `most` of them (in no particular order); undefined when the index cannot narrow the text (too short).
    */
   matching(text: string, most: number): RawBuilder<{ match_id: number }> | undefined;
+  /**
+   * Users to read in order, before asking the index, for more than SEARCH_COUNT_REACH that hold the text
+   * (0: none). An index that reads every entry of each trigram it is asked about (PostgreSQL's GIN: 20-50 ms
+   * for a trigram every user holds) costs most for the text that most users hold, which is found sooner so.
+   */
+  readonly firstUsersFirst: number;
 }
 
 /** Characters of a search text the SQLite index is asked for, from each end: at most 6 trigrams each. */
@@ -146,6 +152,8 @@ const phrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
  * entries; each user found is then checked against the whole text.
  */
 const sqliteSearchIndex: SearchIndex = {
+  // FTS5 stops reading at `most` matches: the commonest text costs it least.
+  firstUsersFirst: 0,
   matching(text, most) {
     const characters = [...text];
     if (characters.length < 3) return undefined;
@@ -280,6 +288,9 @@ function postgresSearchKey(text: string): string | undefined {
 
 /** users_matching() (migration 2026-11-25-02) reads through the GIN index and stops at `most` users that hold the text. */
 const postgresSearchIndex: SearchIndex = {
+  // For 1,000,000 users, counting 10,001 holders of "example" through the index took 117 ms; among the first
+  // users, 7 ms. Text that fewer than half the first 20,000 users hold goes to the index (14 ms more).
+  firstUsersFirst: 20_000,
   matching(text, most) {
     const key = postgresSearchKey(text);
     return key === undefined ? undefined : sql<{ match_id: number }>`(select match_id from users_matching(${key}, ${text}, ${most}))`;

@@ -194,8 +194,18 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     if (found === undefined) {
       found = (async (): Promise<Found | undefined> => {
         if (index === undefined || filter.search === undefined || filter.email !== undefined) return undefined;
-        const matches = index.matching(foldCase(filter.search), SEARCH_COUNT_REACH + 1);
+        const text = foldCase(filter.search);
+        const matches = index.matching(text, SEARCH_COUNT_REACH + 1);
         if (matches === undefined) return undefined;
+        if (index.firstUsersFirst > 0) {
+          // Text most users hold is found sooner among the first users than through an index that reads
+          // every entry of each of its trigrams.
+          const first = db.selectFrom('users').select(['id', ...SEARCHED_COLUMNS]).orderBy('id').limit(index.firstUsersFirst);
+          const { rows } = await searchStatement(filter, () =>
+            sql<{ n: number | string }>`select count(*) as n from (select 1 from (${first}) as first where ${containsText(text)} limit ${SEARCH_COUNT_REACH + 1}) as held`.execute(db),
+          );
+          if (Number(rows[0]!.n) > SEARCH_COUNT_REACH) return { few: false };
+        }
         const { n } = await searchStatement(filter, () =>
           db
             .selectFrom(matches.as('m'))

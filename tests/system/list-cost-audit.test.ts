@@ -19,7 +19,10 @@ const BUDGET_MS = 100;
  */
 const BUSY_FACTOR = 40;
 
-const SORTS = { A: ['', 'id', '-email', 'last_name', 'first_name,last_name', '-last_name,first_name'], B: ['', 'id', '-email', 'lastName', 'firstName,lastName', '-lastName,firstName'] };
+const SORTS = {
+  A: ['', 'id', '-email', 'last_name', 'first_name,last_name', '-last_name,first_name', 'first_name,-email', 'last_name,first_name,email'],
+  B: ['', 'id', '-email', 'lastName', 'firstName,lastName', '-lastName,firstName', 'firstName,-email', 'lastName,firstName,email'],
+};
 /**
  * No filter; an address many users share; a common piece of text (one user in 16, in runs along the name
  * orders); text every user holds; text no user holds; and text of two characters, which no index holds, that
