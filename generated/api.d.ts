@@ -1386,7 +1386,7 @@ export interface components {
         /** @description How many users match the list's filters (all users without them), as json-server and Mockoon send it:
          *     on a page, the same as `total`; on the complete list, the count when it began (a user created or
          *     deleted while it streams may or may not be in it). A search (`q`) counts up to 10,000 matches, and
-         *     where it examines users one by one, for at most `SEARCH_BUDGET_MS` of the store's time: then the list
+         *     where it examines users one by one, for at most half of `SEARCH_BUDGET_MS` of the store's time: then the list
          *     holds at least this many, as `X-Total-Count-Relation: gte` says.
          *      */
         XTotalCount: number;

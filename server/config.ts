@@ -73,8 +73,8 @@ export interface Config {
   /** Searches (`q`) that may wait for their turn to run a statement; one more is refused (503 searches-busy). */
   readonly searchQueue: number;
   /**
-   * Store time a search may spend examining users one by one, per page and per count, before it answers with
-   * what it found (see user-lists.ts).
+   * Store time a search may spend examining users one by one per page (and half of it per count), before it
+   * answers with what it found (see user-lists.ts).
    */
   readonly searchBudgetMs: number;
   /** Creates, replaces and deletes allowed per client per minute; 0 disables the limit. */

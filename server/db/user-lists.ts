@@ -29,11 +29,12 @@ export const SEARCHES_PER_TURN = 4;
 export const SEARCHES_WAITING = 256;
 
 /**
- * Store time, unless configured (SEARCH_BUDGET_MS), that a read or a count of a search may spend examining
- * users one by one (text the substring index cannot narrow, or more matches than it counts). A page it could
- * not fill in that time comes back with the users it found and a link that goes on from where it stopped; a
- * count says how many it found, as a count that is not exact. Every request then costs a bounded amount of
- * the store's time, however large the store and however rare the text.
+ * Store time, unless configured (SEARCH_BUDGET_MS), that a page of a search may spend examining users one by
+ * one (text the substring index cannot narrow, or more matches than it counts), and half of it for its count.
+ * A page it could not fill in that time comes back with the users it found and a link that goes on from where
+ * it stopped; a count says how many it found, as a count that is not exact. Every request then costs a
+ * bounded amount of the store's time (about 100 ms at 1,000,000 users, with the HTTP around it), however
+ * large the store and however rare the text.
  */
 export const SEARCH_BUDGET_MS = 50;
 
@@ -44,7 +45,7 @@ export interface Stretch {
 }
 
 export interface ListOptions {
-  /** Store time a search may spend examining users one by one, per read and per count (SEARCH_BUDGET_MS when not given). */
+  /** Store time a search may spend examining users one by one per page, and half of it per count (SEARCH_BUDGET_MS when not given). */
   readonly searchBudgetMs?: number;
   /** Searches that may wait for their turn (SEARCHES_WAITING when not given). */
   readonly searchQueue?: number;
@@ -250,7 +251,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
    */
   type Budget = { readonly ms: number; spent: number };
   const budgetMs = options.searchBudgetMs ?? SEARCH_BUDGET_MS;
-  const newBudget = (): Budget => ({ ms: budgetMs, spent: 0 });
+  const newBudget = (share = 1): Budget => ({ ms: budgetMs * share, spent: 0 });
   /** One statement of a search that examines users one by one, its time taken from the budget. */
   const examining = <T>(filter: UserFilter, budget: Budget | undefined, statement: () => Promise<T>) =>
     searchStatement(filter, async () => {
@@ -356,7 +357,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
       const found = await lookUp(filter);
       if (found !== undefined) return found.few ? { total: found.count, exact: true } : { total: SEARCH_COUNT_REACH, exact: false };
       const search = filter.search;
-      const budget = newBudget();
+      const budget = newBudget(1 / 2);
       let total = 0;
       for (let after = 0; ; ) {
         const examined = byEmail(db.selectFrom('users'), filter)
