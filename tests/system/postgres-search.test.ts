@@ -12,11 +12,11 @@ import { createTestStore, postgresAvailable, postgresQuery, type TestStore } fro
 const USERS = 250_000;
 const NO_INDEX = 'the database has no substring index (PostgreSQL without pg_trgm)';
 
-/** The CREATE INDEX statement README gives administrators who add pg_trgm later. */
+/** The CREATE INDEX statement the deployment guide gives administrators who add pg_trgm later. */
 function readmeIndexStatement(): string {
-  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
-  const statement = /^\s*(CREATE INDEX users_search .*;)$/m.exec(readme);
-  if (!statement) throw new Error('README no longer gives the CREATE INDEX statement for the substring index');
+  const guide = readFileSync(fileURLToPath(new URL('../../docs/deployment.md', import.meta.url)), 'utf8');
+  const statement = /^\s*(CREATE INDEX users_search .*;)$/m.exec(guide);
+  if (!statement) throw new Error('docs/deployment.md no longer gives the CREATE INDEX statement for the substring index');
   return statement[1]!;
 }
 const describePostgres = postgresAvailable ? describe : describe.skip;

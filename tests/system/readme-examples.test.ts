@@ -4,14 +4,17 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
-// README's examples, run as a newcomer runs them: every `curl` of a ```sh block aimed at `make run`
+// README's examples and those of the pages it links to in docs/ (in the order README lists them), run as a
+// newcomer runs them: every `curl` of a ```sh block aimed at `make run`
 // (127.0.0.1:3000) or `make sandbox` (127.0.0.1:4011) runs in bash, in order, against a fresh server started
 // as those targets start it, and what it prints must be what README shows under it: the `# ` lines after a
 // command, where `...` stands for text README leaves out. With `-i` the lines shown must appear in order
 // (README shows some of the headers); otherwise they are the whole output.
 
 const run = promisify(execFile);
-const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+/** README, then the pages of docs/ in the order its last section lists them: the order a reader follows. */
+const PAGES = ['README.md', 'docs/frontend.md', 'docs/operations.md', 'docs/deployment.md', 'docs/benchmarks.md', 'docs/architecture.md'];
+const README = PAGES.map((page) => readFileSync(fileURLToPath(new URL(`../../${page}`, import.meta.url)), 'utf8')).join('\n');
 const MAKE_RUN = 'http://127.0.0.1:3000';
 const MAKE_SANDBOX = 'http://127.0.0.1:4011';
 
