@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { postgresOutage, sqliteOutage } from '../../server/db/outage.js';
-import { postgresAvailable } from '../support/test-store.js';
+import { postgresSuperuserAvailable } from '../support/test-store.js';
 
 // The outage table (server/db/outage.ts) against errors that real stores raise: each one provoked for real
 // where that is cheap, and taken from pg's own DatabaseError class where a real fault is out of reach here.
@@ -20,7 +20,8 @@ async function caught(work: () => Promise<unknown> | unknown): Promise<unknown> 
   throw new Error('expected an error');
 }
 
-const describePostgres = postgresAvailable ? describe : describe.skip;
+// Makes a database and a role of its own, which needs a superuser.
+const describePostgres = postgresSuperuserAvailable ? describe : describe.skip;
 
 describePostgres('PostgreSQL errors', () => {
   const url = process.env.TEST_POSTGRES_URL!;

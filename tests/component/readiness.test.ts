@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { buildUserInput } from '../support/builders.js';
-import { createTestStore, postgresAvailable, type TestStore } from '../support/test-store.js';
+import { createTestStore, postgresSuperuserAvailable, type TestStore } from '../support/test-store.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 // PostgreSQL turns read-only under the service, as a standby does after a failover: reads and `select 1`
 // still work, writes fail with 25006. Writes must be 503 problems, and /readyz must say what a request would
 // meet (not ready) without writing anything itself, then be ready again once a write succeeds.
 
-const describePostgres = postgresAvailable ? describe : describe.skip;
+// Makes a role of its own, which needs a superuser.
+const describePostgres = postgresSuperuserAvailable ? describe : describe.skip;
 
 describePostgres('readiness follows failing writes', () => {
   const role = `readonly_${randomBytes(4).toString('hex')}`;

@@ -11,6 +11,9 @@ export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres'];
 /** True when globalSetup reached PostgreSQL (always under CI=true, which fails otherwise). */
 export const postgresAvailable = process.env.TEST_POSTGRES === 'available';
 
+/** Whether the tests may create databases and roles there (a superuser; see global-setup.js). */
+export const postgresSuperuserAvailable = process.env.TEST_POSTGRES_SUPERUSER === 'available';
+
 /** An empty store of its own for one test server (or a row of them, for restart tests). */
 export interface TestStore {
   readonly dialect: Dialect;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { expectBulkSearchesFound } from '../support/bulk-searches.js';
 import { seedPostgresUsers } from '../support/bulk-seed.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { createTestStore, postgresAvailable, postgresQuery, type TestStore } from '../support/test-store.js';
+import { createTestStore, postgresAvailable, postgresQuery, postgresSuperuserAvailable, type TestStore } from '../support/test-store.js';
 
 // Searches on PostgreSQL: the pg_trgm index answers those it can narrow, searches never hold more than half
 // the pool's connections, and a database that cannot have pg_trgm still runs the service.
@@ -94,7 +94,8 @@ describePostgres('searches on PostgreSQL', () => {
   }, 120_000);
 });
 
-describePostgres('a database that cannot have pg_trgm', () => {
+// Makes a database and a role of its own, which needs a superuser.
+(postgresSuperuserAvailable ? describe : describe.skip)('a database that cannot have pg_trgm', () => {
   const suffix = randomBytes(4).toString('hex');
   const database = `urs_plain_${suffix}`;
   const role = `urs_plain_${suffix}`;

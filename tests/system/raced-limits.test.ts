@@ -1,4 +1,4 @@
-import { create, failedLogin, LIMIT, LIMIT_ENV, REDIS_URL, redisPrefix } from '../support/limit-budget.js';
+import { create, failedLogin, LIMIT, LIMIT_ENV, REDIS_URL, redisAvailable, redisPrefix } from '../support/limit-budget.js';
 import { startServerProcess } from '../support/server-process.js';
 import { createTestStore, postgresAvailable, type Dialect } from '../support/test-store.js';
 
@@ -10,11 +10,11 @@ import { createTestStore, postgresAvailable, type Dialect } from '../support/tes
 const PARALLEL = 95;
 
 /** Every count store, and how a deployment picks it. */
-const STORES: ReadonlyArray<{ name: string; dialect: Dialect; env: Record<string, string>; needsPostgres?: boolean }> = [
+const STORES: ReadonlyArray<{ name: string; dialect: Dialect; env: Record<string, string>; needsPostgres?: boolean; needsRedis?: boolean }> = [
   { name: 'this process (memory)', dialect: 'sqlite', env: {} },
   { name: 'the cluster primary (WORKERS=2)', dialect: 'sqlite', env: { WORKERS: '2' } },
   { name: 'PostgreSQL', dialect: 'postgres', env: {}, needsPostgres: true },
-  { name: 'Redis', dialect: 'sqlite', env: { REDIS_URL } },
+  { name: 'Redis', dialect: 'sqlite', env: { REDIS_URL }, needsRedis: true },
 ];
 
 /** The statuses of PARALLEL requests sent at once, by status. */
@@ -23,8 +23,8 @@ async function statuses(attempt: () => Promise<number>): Promise<Record<number, 
   return answers.reduce<Record<number, number>>((counts, status) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
 }
 
-describe.each(STORES)('counted in $name', ({ dialect, env, needsPostgres }) => {
-  (needsPostgres && !postgresAvailable ? test.skip : test)(`${PARALLEL} guesses and ${PARALLEL} creates at once: at most the budget of each gets through`, async () => {
+describe.each(STORES)('counted in $name', ({ dialect, env, needsPostgres, needsRedis }) => {
+  ((needsPostgres && !postgresAvailable) || (needsRedis && !redisAvailable) ? test.skip : test)(`${PARALLEL} guesses and ${PARALLEL} creates at once: at most the budget of each gets through`, async () => {
     const { prefix, clean } = redisPrefix();
     const store = await createTestStore(dialect);
     // A shared store slower than its timeout is counted around by each process alone (by design, see

@@ -1,4 +1,4 @@
-import { allowedBefore429, budgets, failedLogin, LIMIT, LIMIT_ENV, REDIS_URL, redisPrefix } from '../support/limit-budget.js';
+import { allowedBefore429, budgets, failedLogin, LIMIT, LIMIT_ENV, REDIS_URL, redisPrefix, testWithRedis } from '../support/limit-budget.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { createTestStore, postgresAvailable, type TestStore } from '../support/test-store.js';
@@ -54,7 +54,7 @@ afterEach(async () => {
   [server, proxy, store] = [undefined, undefined, undefined];
 });
 
-test('Redis blackholed: answers stay bounded, both limits hold per process, one log line and a metric; shared again once Redis answers', async () => {
+testWithRedis('Redis blackholed: answers stay bounded, both limits hold per process, one log line and a metric; shared again once Redis answers', async () => {
   const redis = new URL(REDIS_URL);
   proxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
   store = await createTestStore('sqlite');

@@ -1,4 +1,4 @@
-import { allowedBefore429, budgets, failedLogin, LIMIT, LIMIT_ENV, login, REDIS_URL, redisPrefix } from '../support/limit-budget.js';
+import { allowedBefore429, budgets, failedLogin, LIMIT, LIMIT_ENV, login, REDIS_URL, redisPrefix, testWithRedis } from '../support/limit-budget.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { createTestStore, postgresAvailable, type TestStore } from '../support/test-store.js';
 
@@ -38,7 +38,7 @@ test('WORKERS=2 on SQLite share the budgets through the primary', async () => {
   await withProcesses([await createTestStore('sqlite')], [{ WORKERS: '2' }], async (urls) => expect(await budgets(urls)).toEqual(shared));
 });
 
-test('with REDIS_URL, two instances on stores of their own share the budgets through Redis, under their key prefix', async () => {
+testWithRedis('with REDIS_URL, two instances on stores of their own share the budgets through Redis, under their key prefix', async () => {
   const { prefix, clean } = redisPrefix();
   const env = { REDIS_URL, RATE_LIMIT_KEY_PREFIX: prefix };
   try {
