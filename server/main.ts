@@ -42,7 +42,8 @@ function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>, logger: Logg
 async function runServer(config: Config, logger: Logger): Promise<void> {
   const server = await startServer(config, logger);
   const mode = config.sandbox ? { sandbox: true } : {};
-  logger.info({ url: server.url, database: config.database.kind, ...mode }, 'user records service listening');
+  // The reference page first: where a newcomer goes next (README's quick start).
+  logger.info({ url: server.url, docs: `${server.url}/docs`, database: config.database.kind, ...mode }, 'user records service listening');
   onSignals(() => server.close(), logger);
 }
 

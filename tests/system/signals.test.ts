@@ -65,6 +65,8 @@ test.each(cases.map(([name, command, signal, toGroup]) => [`${name}: ${signal}`,
   expect([0, signal]).toContain(await server.exited); // make re-raises the signal it passed on
   expect(await portIsFree(port)).toBe(true);
   const logs = server.output();
+  // Each worker says where it listens, and where the reference page is.
+  expect(logs).toContain(`"docs":"${server.url}/docs"`);
   expect(logs.match(/"msg":"shutting down"/g)).toHaveLength(3); // the primary and both workers, once each
 }, 40_000);
 
