@@ -14,6 +14,13 @@ SANDBOX_PORT ?= 4011
 SANDBOX_LATENCY_MS ?= 0
 
 INSTALLED := node_modules/.installed
+# What make run and make sandbox need: the runtime packages and the compiler (npm ci --omit=dev, about 210
+# packages), or everything. The Java generator, Prism, Spectral, Jest and the browser drivers (about 750 more)
+# come with make test.
+RUNTIME := node_modules/.runtime
+# dist/ is compiled again only when a source changed: a later make run starts in a second or two.
+BUILT := dist/.built
+SOURCES := $(shell find server generated -name '*.ts') openapi/user-records.yaml tsconfig.json tsconfig.build.json scripts/copy-contract.mjs
 JEST_FLAGS ?=
 
 .PHONY: help install chromium generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean
@@ -23,6 +30,14 @@ help: ## List the targets
 
 $(INSTALLED): package.json package-lock.json
 	npm ci --no-audit --no-fund
+	@touch $@ $(RUNTIME)
+
+$(RUNTIME): package.json package-lock.json
+	@if [ -f $(INSTALLED) ] && [ $(INSTALLED) -nt package.json ] && [ $(INSTALLED) -nt package-lock.json ]; then touch $@; \
+	else npm ci --omit=dev --no-audit --no-fund && touch $@; fi
+
+$(BUILT): $(RUNTIME) $(SOURCES)
+	npm run build --silent
 	@touch $@
 
 install: $(INSTALLED) ## Install dependencies (npm ci) when package-lock.json changed
@@ -46,8 +61,7 @@ typecheck: $(INSTALLED) ## Strict type check of everything, and of the client as
 	node_modules/.bin/tsc --noEmit
 	node_modules/.bin/tsc --noEmit -p client/tsconfig.json
 
-build: $(INSTALLED) ## Compile the server to dist/
-	npm run build --silent
+build: $(BUILT) ## Compile the server to dist/ (when a source changed)
 
 client: $(INSTALLED) ## Build the client package and pack it (client/user-records-client-*.tgz)
 	cd client && npm pack --silent
@@ -70,14 +84,14 @@ sandbox: build ## The real service on an in-memory store with test controls (htt
 test: check-generated lint typecheck build chromium ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
 
-bench: build ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/
+bench: $(INSTALLED) build ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/
 	node bench/run.mjs
 	node bench/large-list.mjs
 
 # The list audit of make test, on 1,000,000 users per store (about 15 minutes): every combination of list
 # parameters timed, the table in bench/results/list-audit-{sqlite,postgres}.md.
 AUDIT_USERS ?= 1000000
-audit-lists: build ## Time every list parameter combination on 1,000,000 users per store (AUDIT_USERS)
+audit-lists: $(INSTALLED) build ## Time every list parameter combination on 1,000,000 users per store (AUDIT_USERS)
 	LIST_AUDIT_USERS=$(AUDIT_USERS) LIST_AUDIT_REPORT=bench/results/list-audit NODE_OPTIONS=--experimental-vm-modules \
 	  node_modules/.bin/jest tests/system/list-cost-audit.test.ts
 

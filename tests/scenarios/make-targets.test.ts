@@ -67,3 +67,22 @@ test('make help names every address literally', async () => {
   expect(help).not.toContain('$(');
   expect(help).toMatch(/127\.0\.0\.1:4010/);
 });
+
+/** `make -q`: whether make would do nothing for the target (exit 0) or has work to do (exit 1); `-W` pretends a file changed. */
+function upToDate(target: string, pretendChanged?: string): Promise<boolean> {
+  const args = ['-q', ...(pretendChanged ? ['-W', pretendChanged] : []), target];
+  return new Promise((resolve, reject) => {
+    const make = spawn('make', args, { cwd: root, stdio: 'ignore' });
+    make.on('error', reject);
+    make.on('exit', (code) => resolve(code === 0));
+  });
+}
+
+test('make run and make sandbox compile the server again only when a source changed', async () => {
+  // make test built dist/ before the suites ran.
+  expect(await upToDate('dist/.built')).toBe(true);
+  for (const source of ['server/main.ts', 'generated/contract.ts', 'openapi/user-records.yaml', 'tsconfig.build.json']) {
+    expect({ source, upToDate: await upToDate('dist/.built', source) }).toEqual({ source, upToDate: false });
+  }
+  expect(await upToDate('dist/.built', 'tests/unit/config.test.ts')).toBe(true);
+});
