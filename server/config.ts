@@ -65,6 +65,8 @@ export interface Config {
   readonly host: string;
   readonly database: DatabaseConfig;
   readonly storeTimeouts: StoreTimeouts;
+  /** How long start-up keeps trying to reach a store that does not answer yet, before it gives up. */
+  readonly databaseStartTimeoutMs: number;
   readonly basicAuth: { readonly username: string; readonly secret: BasicSecret };
   /** Failed Basic attempts allowed per address (and per user name from one address) within the window. */
   readonly authThrottle: { readonly maxFailures: number; readonly windowMs: number };
@@ -187,6 +189,7 @@ export function loadConfig(env: Env): Config {
       idleMs: read('DATABASE_IDLE_TIMEOUT_MS', integerIn(1000, 3_600_000), '30000'),
       keepAliveMs: read('DATABASE_KEEPALIVE_MS', integerIn(0, 3_600_000), '10000'),
     },
+    databaseStartTimeoutMs: read('DATABASE_START_TIMEOUT_MS', integerIn(0, 3_600_000), '60000'),
     basicAuth: { username: read('BASIC_AUTH_USERNAME', readUsername), secret: readSecret() },
     authThrottle: {
       maxFailures: read('AUTH_MAX_FAILURES', integerIn(1, 1_000_000), '10'),

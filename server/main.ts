@@ -5,6 +5,7 @@ import { serveClusterLimits } from './http/limits/limiter-store.js';
 import { serveClusterMetrics } from './http/observability/cluster-metrics.js';
 import { createLogger, type Logger } from './logger.js';
 import { prepareStore, startServer } from './server.js';
+import { startFailureLine } from './startup/start-failure.js';
 
 // Entry point of `npm start`: the only place that reads process.env.
 
@@ -94,6 +95,10 @@ const config = readConfig();
 const logger = createLogger(config.logLevel);
 const run = config.workers > 1 && cluster.isPrimary ? runPrimary : runServer;
 run(config, logger).catch((error: unknown) => {
-  logger.fatal({ err: error }, 'could not start');
+  // One line a person can act on, as for a configuration error; a failure the service cannot explain keeps
+  // its stack in the log.
+  const line = startFailureLine(error, config);
+  if (line !== undefined) console.error(line);
+  else logger.fatal({ err: error }, 'could not start');
   process.exit(1);
 });

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/database.js';
+import { openDatabase, openingOutage, type Database } from './db/database.js';
 import { restoreDemoData, seedDemoData } from './db/demo-data.js';
 import type { ConnectionFault } from './db/postgres-pool.js';
 import { serveStoreWrites, writesThroughPrimary } from './db/primary-writer.js';
@@ -21,6 +21,7 @@ import { createLimitReport } from './http/limits/limit-report.js';
 import { createLimiters } from './http/limits/limiter-store.js';
 import { answerClientError, MAX_HEADER_BYTES, refuseExpectation, refuseTunnel } from './http/protocol/raw-answers.js';
 import { createLogger, type Logger } from './logger.js';
+import { openWhenAnswering } from './startup/start-failure.js';
 import { createTracing, type Tracing } from './tracing.js';
 
 /** How often expired idempotency keys are deleted. */
@@ -54,7 +55,12 @@ function connectionFaults(logger: Logger, metrics?: Metrics): ConnectionFault {
 
 async function openPreparedDatabase(config: Config, logger: Logger, metrics?: Metrics, tracing?: Tracing): Promise<Database> {
   const onQuery = tracing?.onQuery;
-  const database = await openDatabase(config.database, { timeouts: config.storeTimeouts, onConnectionFault: connectionFaults(logger, metrics), ...(onQuery ? { onQuery } : {}) });
+  const database = await openWhenAnswering(
+    () => openDatabase(config.database, { timeouts: config.storeTimeouts, onConnectionFault: connectionFaults(logger, metrics), ...(onQuery ? { onQuery } : {}) }),
+    (error) => openingOutage(config.database, error),
+    config.databaseStartTimeoutMs,
+    logger,
+  );
   try {
     if (!database.searchIndex && !cluster.isWorker) {
       logger.warn('the database has no substring index (PostgreSQL without pg_trgm): searches examine users one by one; see README, Running on PostgreSQL');

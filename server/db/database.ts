@@ -365,6 +365,15 @@ function dialectSupport(config: DatabaseConfig, { timeouts = DEFAULT_TIMEOUTS, o
 }
 
 /** Opens the database named by the configuration and brings its schema up to date. */
+/**
+ * The outage code of an error opening the store (openDatabase wraps what the store threw), as `outage`
+ * classifies requests' errors: the store is down, refuses, is starting or locked; undefined for anything else.
+ */
+export function openingOutage(config: DatabaseConfig, error: unknown): string | undefined {
+  const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  return config.kind === 'postgres' ? postgresOutage(cause) : sqliteOutage(cause);
+}
+
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
   const support = dialectSupport(config, options);
   const db = new Kysely<Tables>({ dialect: support.dialect, ...(options.onQuery ? { log: queryLog(options.onQuery) } : {}) });

@@ -51,6 +51,36 @@ export function startServerProcess(store: TestStore, env: Record<string, string>
  * in a process group of its own; resolves once every worker listens. `pid` is the command's own.
  */
 export async function startServerCommand(command: readonly string[], store: TestStore, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const { child, output, exited } = spawnServer(command, store, env);
+  const url = await waitForListening(child, output, Number(env.WORKERS ?? 1));
+  return {
+    url,
+    pid: child.pid!,
+    output,
+    exited,
+    pauseOutput: () => child.stdout!.pause(),
+    resumeOutput: () => child.stdout!.resume(),
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/**
+ * Runs `node dist/server/main.js` on the store until it exits by itself (a start that fails), killing it
+ * after `withinMs`; resolves with its exit code and everything it printed.
+ */
+export async function runServerToExit(store: TestStore, env: Record<string, string>, withinMs: number): Promise<{ code: number | NodeJS.Signals; output: string }> {
+  const { child, output, exited } = spawnServer([process.execPath, MAIN], store, env);
+  const timer = setTimeout(() => child.kill('SIGKILL'), withinMs);
+  const code = await exited;
+  clearTimeout(timer);
+  return { code, output: output() };
+}
+
+/** Spawns the server command with the test environment, collecting everything it prints. */
+function spawnServer(command: readonly string[], store: TestStore, env: Record<string, string>) {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`make build\` (make test does) before these tests`);
   const [file = '', ...args] = command;
   const child = spawn(file, args, {
@@ -70,19 +100,7 @@ export async function startServerCommand(command: readonly string[], store: Test
       resolve(code ?? signal!);
     }),
   );
-  const url = await waitForListening(child, output, Number(env.WORKERS ?? 1));
-  return {
-    url,
-    pid: child.pid!,
-    output,
-    exited,
-    pauseOutput: () => child.stdout!.pause(),
-    resumeOutput: () => child.stdout!.resume(),
-    async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+  return { child, output, exited };
 }
 
 /** The processes `pid` started (a cluster primary's workers, npm's node), from ps. */
