@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { contractCheckingFetch } from '../support/checking-fetch.js';
 import { freePort } from '../support/prism.js';
 import { SANDBOX_RESET } from '../support/sandbox-reset.js';
+import { hashPassword } from '../../server/auth/password-hash.js';
 
 // `make mock` and `make sandbox`, as the README tells frontend teams to run them, serve on the port asked for.
 
@@ -17,8 +18,8 @@ async function waitForServing(url: string, deadline = Date.now() + 60_000): Prom
 }
 
 /** Runs `make <target> <variables>` in its own process group, so that stopping it by PID stops what make runs. */
-function startMake(target: string, variables: string[]): { stop(): void } {
-  const make = spawn('make', ['--no-print-directory', target, ...variables], { cwd: root, detached: true, stdio: 'ignore' });
+function startMake(target: string, variables: string[], env: Record<string, string> = {}): { stop(): void } {
+  const make = spawn('make', ['--no-print-directory', target, ...variables], { cwd: root, detached: true, stdio: 'ignore', env: { ...process.env, ...env } });
   return { stop: () => process.kill(-make.pid!, 'SIGTERM') };
 }
 
@@ -86,3 +87,19 @@ test('make run and make sandbox compile the server again only when a source chan
   }
   expect(await upToDate('dist/.built', 'tests/unit/config.test.ts')).toBe(true);
 });
+
+test('make run takes a hashed password from the environment instead of the development one', async () => {
+  const port = await freePort();
+  const hash = await hashPassword('a hashed secret');
+  // -o build: make test built dist/ already. The store in memory, so that nothing lands in ./data.
+  const make = startMake('run', ['-o', 'build', `PORT=${port}`, 'DATABASE_URL=sqlite::memory:'], { BASIC_AUTH_PASSWORD_HASH: hash });
+  try {
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await waitForServing(`${baseUrl}/healthz`);
+    const as = (password: string) => fetch(`${baseUrl}/protected-resource`, { headers: { Authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` } });
+    expect((await as('a hashed secret')).status).toBe(200);
+    expect((await as('dev-password')).status).toBe(401);
+  } finally {
+    make.stop();
+  }
+}, 90_000);
