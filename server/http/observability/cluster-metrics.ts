@@ -85,10 +85,12 @@ type Scraped = Extract<Message, { type: 'user-records:metrics:scraped' }>;
 
 /** The 503 of a scrape that could not be summed, naming who did not answer. */
 function incompleteScrape(answer: Scraped | undefined): HttpProblem {
-  const who = answer?.silent
-    ? `worker${answer.silent.length > 1 ? 's' : ''} ${answer.silent.join(', ')} did not hand in`
-    : 'the primary process did not sum';
-  return new HttpProblem('metrics-unavailable', `The metrics are a sum over every worker, and ${who} them in time; no partial sum is reported.`);
+  const what = answer?.silent
+    ? answer.silent.length > 1
+      ? `workers ${answer.silent.join(', ')} did not hand in their metrics`
+      : `worker ${answer.silent[0]} did not hand in its metrics`
+    : 'the primary process did not sum them';
+  return new HttpProblem('metrics-unavailable', `The metrics are a sum over every worker, and ${what} in time; no partial sum is reported.`);
 }
 
 /** In a worker: hands this worker's metrics to the primary, and renders a scrape as the sum over all workers. */
