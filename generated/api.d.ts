@@ -665,12 +665,12 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many creates, replaces and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
+        /** @description Too many creates, replaces, patches and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
         DemoUsersTooManyWrites: {
             headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
+                "Retry-After": components["headers"]["RetryAfterRefusedWrite"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
+                RateLimit: components["headers"]["RateLimitRefusedWrite"];
                 [name: string]: unknown;
             };
             content: {
@@ -781,12 +781,12 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many creates, replaces and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
+        /** @description Too many creates, replaces, patches and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
         DemoUserTooManyWrites: {
             headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
+                "Retry-After": components["headers"]["RetryAfterRefusedWrite"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
+                RateLimit: components["headers"]["RateLimitRefusedWrite"];
                 [name: string]: unknown;
             };
             content: {
@@ -876,12 +876,12 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many creates, replaces and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
+        /** @description Too many creates, replaces, patches and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
         UsersTooManyWrites: {
             headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
+                "Retry-After": components["headers"]["RetryAfterRefusedWrite"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
+                RateLimit: components["headers"]["RateLimitRefusedWrite"];
                 [name: string]: unknown;
             };
             content: {
@@ -992,12 +992,12 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many creates, replaces and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
+        /** @description Too many creates, replaces, patches and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
         UserTooManyWrites: {
             headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
+                "Retry-After": components["headers"]["RetryAfterRefusedWrite"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
+                RateLimit: components["headers"]["RateLimitRefusedWrite"];
                 [name: string]: unknown;
             };
             content: {
@@ -1140,9 +1140,9 @@ export interface components {
         /** @description Too many creates, replaces, deletes and resets from this client within the current minute (600 by default): a reset counts as a write. Wait `Retry-After` seconds. */
         ResetTooManyWrites: {
             headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
+                "Retry-After": components["headers"]["RetryAfterRefusedWrite"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
+                RateLimit: components["headers"]["RateLimitRefusedWrite"];
                 [name: string]: unknown;
             };
             content: {
@@ -1414,6 +1414,10 @@ export interface components {
         IdempotentReplayed: "true";
         /** @description Seconds to wait before trying again. */
         RetryAfter: string;
+        /** @description Seconds until this client's window of writes ends and writes are counted anew. */
+        RetryAfterRefusedWrite: string;
+        /** @description What is left of the writes quota when a write is refused (draft-ietf-httpapi-ratelimit-headers) - none, `r=0`, for `t` seconds more. */
+        RateLimitRefusedWrite: string;
         /** @description The quota policy of the limit that counted the request (draft-ietf-httpapi-ratelimit-headers), per
          *     client: "writes" (`q` writes per window of `w` seconds), sent with every answer to a create, replace,
          *     change, delete or sandbox reset while `RATE_LIMIT_WRITES_PER_MINUTE` is not 0; or "credentials" (`q`
