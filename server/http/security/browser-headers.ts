@@ -3,9 +3,11 @@ import type { Middleware } from 'koa';
 import helmet from 'koa-helmet';
 
 /** Headers a browser may read from a cross-origin response, beyond the CORS-safelisted ones. */
-const EXPOSED = ['ETag', 'Link', 'Location', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Request-Id', 'Idempotent-Replayed', 'X-Total-Count', 'X-Total-Count-Relation', 'Preference-Applied'];
+const EXPOSED = ['ETag', 'Link', 'Location', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Request-Id', 'Idempotent-Replayed', 'X-Total-Count', 'X-Total-Count-Relation', 'Preference-Applied', 'traceparent'];
 /** Request headers a cross-origin caller may send. */
-const ALLOWED = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id', 'x-custom-header', 'Custom-Header', 'Prefer'];
+// The request headers the contract names, and W3C trace context, which browser tracing (OpenTelemetry's web
+// instrumentation) sends and the service continues (tracing.ts).
+const ALLOWED = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id', 'x-custom-header', 'Custom-Header', 'Prefer', 'traceparent', 'tracestate'];
 
 /**
  * The security headers of every response, fixed once: what the OWASP REST Security Cheat Sheet asks of a
