@@ -1336,7 +1336,7 @@ export interface components {
          *     1,000 of each client (the server's `IDEMPOTENCY_KEYS_PER_CLIENT`).
          *
          *     Each client has keys of its own. The client is its address as the limits count it: the address the
-         *     nearest trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
+         *     outermost trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
          *     that request creates its own user, and never gets this client's answer, `422` or `409`. Clients that
          *     share an address (behind one NAT or proxy) share their keys too, so make each key random, a UUID
          *     (as draft-ietf-httpapi-idempotency-key-header advises), never a counter or a value another client
@@ -1544,7 +1544,7 @@ export interface operations {
                  *     1,000 of each client (the server's `IDEMPOTENCY_KEYS_PER_CLIENT`).
                  *
                  *     Each client has keys of its own. The client is its address as the limits count it: the address the
-                 *     nearest trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
+                 *     outermost trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
                  *     that request creates its own user, and never gets this client's answer, `422` or `409`. Clients that
                  *     share an address (behind one NAT or proxy) share their keys too, so make each key random, a UUID
                  *     (as draft-ietf-httpapi-idempotency-key-header advises), never a counter or a value another client
@@ -2018,7 +2018,7 @@ export interface operations {
                  *     1,000 of each client (the server's `IDEMPOTENCY_KEYS_PER_CLIENT`).
                  *
                  *     Each client has keys of its own. The client is its address as the limits count it: the address the
-                 *     nearest trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
+                 *     outermost trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
                  *     that request creates its own user, and never gets this client's answer, `422` or `409`. Clients that
                  *     share an address (behind one NAT or proxy) share their keys too, so make each key random, a UUID
                  *     (as draft-ietf-httpapi-idempotency-key-header advises), never a counter or a value another client
