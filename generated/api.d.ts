@@ -30,6 +30,12 @@ export interface paths {
          *     a page it could not fill in that time holds the users it found, maybe none, and `next` goes on from
          *     where it stopped (`prev` too, on a page read backwards). Follow `next` until it is absent.
          *
+         *     Parameters other tools give a meaning this list does not have are refused with `400`
+         *     `invalid-parameter` naming each, rather than ignored (which would answer every user): a field name as
+         *     a filter (`first_name=Mira`, `firstName`, `name`, `id`), json-server's `_page`, `_limit`, `_per_page`,
+         *     `_sort`, `_order`, `_start`, `_end`, `_embed`, `_expand`, and shape B's `limit`. Other unknown
+         *     parameters (a cache-buster such as `_=1700000000`) are ignored.
+         *
          */
         get: operations["listDemoUsers"];
         put?: never;
@@ -136,6 +142,12 @@ export interface paths {
          *     `id`) examines users one by one, for at most `SEARCH_BUDGET_MS` (50 ms) of the store's time per page;
          *     a page it could not fill in that time holds the users it found, maybe none, and `next` goes on from
          *     where it stopped. Follow `next` until it is absent.
+         *
+         *     Parameters other tools give a meaning this list does not have are refused with `400`
+         *     `invalid-parameter` naming each, rather than ignored (which would answer every user): a field name as
+         *     a filter (`firstName=Mira`, `first_name`, `name`, `id`), json-server's `_page`, `_limit`, `_per_page`,
+         *     `_sort`, `_order`, `_start`, `_end`, `_embed`, `_expand`, and shape A's `page` and `per_page`. Other
+         *     unknown parameters (a cache-buster such as `_=1700000000`) are ignored.
          *
          */
         get: operations["listUsers"];

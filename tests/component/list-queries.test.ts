@@ -326,3 +326,25 @@ describeEachDialect((dialect: Dialect) => {
     }
   }, 60_000);
 });
+
+describeEachDialect((dialect: Dialect) => {
+  const sut = useTestServer({ dialect, env: { SEED_DEMO_DATA: 'true' } });
+
+  test('parameters other tools filter or page with are refused, naming each; other unknown ones are ignored', async () => {
+    // Ignored, `?firstName=Mira` answered all 12 demo users, and `_page=2` the first page again.
+    const byField = await sut.api.get('/users?firstName=Mira&_limit=2', { unchecked: true });
+    expect(byField.status).toBe(400);
+    expect(byField.body.type).toBe('urn:user-records:problem:invalid-parameter');
+    expect(byField.body.errors.map((error: { path: string }) => error.path)).toEqual(['/firstName', '/_limit']);
+    expect(byField.body.errors[0].message).toMatch(/page with limit and cursor$/);
+    const paged = await sut.api.get('/api/users?_page=2&limit=5', { unchecked: true });
+    expect(paged.status).toBe(400);
+    expect(paged.body.errors.map((error: { path: string }) => error.path)).toEqual(['/_page', '/limit']);
+    expect(paged.body.errors[0].message).toMatch(/page with page and per_page$/);
+    // Shape A's paging on shape B, shape B's on shape A.
+    expect((await sut.api.get('/users?per_page=101', { unchecked: true })).status).toBe(400);
+    // A cache-buster, and any other unknown name, changes nothing.
+    const busted = await sut.api.get('/users?_=1700000000&t=1');
+    expect([busted.status, busted.body.length]).toEqual([200, 12]);
+  });
+});

@@ -135,10 +135,14 @@ function validPathSlot(route: Route, param: Parameter): fc.Arbitrary<PathSlot> {
   return fc.constantFrom(...DEMO_IDS).map((id): PathSlot => ({ kind: 'existing', id }));
 }
 
-/** Query parameters nobody declared; the README says they are ignored. */
+/**
+ * Query parameters nobody declared; the README says they are ignored. Those other tools give a meaning the
+ * operation refuses (`x-foreign-parameters`: `_page`, `id`) are not among them.
+ */
 function unknownQuery(route: Route): fc.Arbitrary<Array<[string, string]>> {
   const declared = parametersOf(route).filter((p) => p.in === 'query').map((p) => p.name);
-  const name = fc.string({ minLength: 1, maxLength: 8 }).filter((n) => !declared.includes(n));
+  const foreign = contract.operation(route.operationId).foreignParameters?.names ?? [];
+  const name = fc.string({ minLength: 1, maxLength: 8 }).filter((n) => !declared.includes(n) && !foreign.includes(n));
   return fc.array(fc.tuple(name, fc.string({ maxLength: 8 })), { maxLength: 2 });
 }
 

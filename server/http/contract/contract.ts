@@ -36,6 +36,11 @@ export interface Operation {
   /** Mounted only by a server in sandbox mode (`x-sandbox-only`). */
   readonly sandboxOnly: boolean;
   readonly tags: readonly string[];
+  /**
+   * Query parameters other tools give this operation's meaning to (json-server's `_page`, a field name as a
+   * filter), which it refuses rather than ignores, and what to use instead (`x-foreign-parameters`).
+   */
+  readonly foreignParameters?: { readonly names: readonly string[]; readonly message: string };
 }
 
 /** One failed check, as problem+json reports it. */
@@ -131,7 +136,17 @@ export function createContract(document: Readonly<Record<string, unknown>>): Con
       const operationId = op.operationId as string;
       const sandboxOnly = op['x-sandbox-only'] === true;
       const tags = (op.tags ?? []) as string[];
-      operations.set(operationId, { operationId, parameters, bodySchema: body?.content?.['application/json']?.schema, responses, responseHeaders, sandboxOnly, tags });
+      const foreign = op['x-foreign-parameters'] as Operation['foreignParameters'];
+      operations.set(operationId, {
+        operationId,
+        parameters,
+        bodySchema: body?.content?.['application/json']?.schema,
+        responses,
+        responseHeaders,
+        sandboxOnly,
+        tags,
+        ...(foreign ? { foreignParameters: foreign } : {}),
+      });
     }
   }
 

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { toFieldErrors, type Contract, type Parameter, type Schema } from './contract.js';
+import { toFieldErrors, type Contract, type Operation, type Parameter, type Schema } from './contract.js';
 import { HttpProblem } from '../errors/problem.js';
 
 /** Path, query and body of a request, checked against the contract and converted to their declared types. */
@@ -68,6 +68,21 @@ export function compileParameterCheck(contract: Contract, parameters: readonly P
 }
 
 /**
+ * Refuses query parameters that other tools give a meaning this operation does not have (`?firstName=Mira`,
+ * json-server's `_page` and `_limit`): ignored, as other unknown parameters are, they returned every user,
+ * and the caller believed it had filtered or paged. Other unknown parameters (a cache-buster such as `_=…`)
+ * stay ignored.
+ */
+function foreignParameterCheck({ names, message }: NonNullable<Operation['foreignParameters']>) {
+  const foreign = new Set(names);
+  return (query: RawRequest['query']) => {
+    const found = Object.keys(query).filter((name) => foreign.has(name));
+    if (found.length === 0) return;
+    throw new HttpProblem('invalid-parameter', 'The query parameters are invalid.', { errors: found.slice(0, MAX_LISTED_ERRORS).map((name) => ({ path: `/${name}`, message })) });
+  };
+}
+
+/**
  * Compiles, once, the checks of one operation; the returned function throws HttpProblem 400 or 422.
  * Locations the operation declares no parameters in are skipped, and yield an empty object. Outside sandbox
  * mode the sandbox's parameters are not read at all, as if undeclared: `delay=99` is ignored, not refused.
@@ -79,8 +94,10 @@ export function compileRequestValidator(contract: Contract, operationId: string,
     return parameters.length === 0 ? undefined : compileParameterCheck(contract, parameters, location);
   });
   const validateBody: ValidateFunction | undefined = operation.bodySchema && contract.compile(operation.bodySchema);
+  const refuseForeign = operation.foreignParameters && foreignParameterCheck(operation.foreignParameters);
 
   return (raw) => {
+    refuseForeign?.(raw.query);
     const path = checkPath ? checkPath(raw.path) : NO_PARAMETERS;
     const query = checkQuery ? checkQuery(raw.query) : NO_PARAMETERS;
     const header = checkHeader ? checkHeader(raw.header) : NO_PARAMETERS;
