@@ -1253,23 +1253,19 @@ export interface components {
         };
     };
     parameters: {
-        /**
-         * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+        /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
          *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
          *     mode ignores it.
-         *
-         * @example 2
-         */
+         *     For example `2`.
+         *      */
         SandboxDelay: number;
-        /**
-         * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+        /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
          *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
          *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
          *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
          *     not in sandbox mode ignores it.
-         *
-         * @example code=404
-         */
+         *     For example `code=404`.
+         *      */
         Prefer: string;
         /**
          * @description Identifier of the user, a positive integer assigned by the service.
@@ -1284,68 +1280,56 @@ export interface components {
         Page: number;
         /** @description Users per page. */
         PerPage: number;
-        /**
-         * @description Only users whose first name, last name or e-mail address contains this text, in any case ("WREN"
+        /** @description Only users whose first name, last name or e-mail address contains this text, in any case ("WREN"
          *     finds "Tobias Wren"; letters compare by their Unicode lower case). Text of three characters or more
          *     is looked up in a substring index; shorter text examines users one by one, so in a large store its
          *     pages may come back short (see the operation).
-         *
-         * @example wren
-         */
+         *     For example `wren`.
+         *      */
         Search: string;
-        /**
-         * @description Only users with this e-mail address, in any case. Addresses need not be unique.
-         * @example tobias.wren@example.com
-         */
+        /** @description Only users with this e-mail address, in any case. Addresses need not be unique.
+         *     For example `tobias.wren@example.com`.
+         *      */
         EmailFilter: string;
-        /**
-         * @description The order of the list: fields separated by commas, each ascending or, after `-`, descending. Names and
+        /** @description The order of the list: fields separated by commas, each ascending or, after `-`, descending. Names and
          *     addresses compare by their Unicode lower case, code point by code point. Users that tie are ordered by
          *     `id`, in the direction of the last field. Without it: `id`.
-         *
-         * @example last_name,-first_name
-         */
+         *     For example `last_name,-first_name`.
+         *      */
         DemoSort: string;
-        /**
-         * @description The order of the list: fields separated by commas, each ascending or, after `-`, descending. Names and
+        /** @description The order of the list: fields separated by commas, each ascending or, after `-`, descending. Names and
          *     addresses compare by their Unicode lower case, code point by code point. Users that tie are ordered by
          *     `id`, in the direction of the last field. Without it: `id`.
-         *
-         * @example lastName,-firstName
-         */
+         *     For example `lastName,-firstName`.
+         *      */
         Sort: string;
-        /**
-         * @description At most this many users; when more follow, `Link` names the next page. Without it, every user.
-         * @example 50
-         */
+        /** @description At most this many users; when more follow, `Link` names the next page. Without it, every user.
+         *     For example `50`.
+         *      */
         Limit: number;
         /** @description A position in the list, as a `Link` of an earlier answer gave it; opaque. It belongs to the `sort` it
          *     was made for (another sort is `400`); the filters are read from the query, as the link repeats them.
          *     In shape B it needs `limit`.
          *      */
         Cursor: string;
-        /**
-         * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+        /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
          *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
          *     the change is applied unconditionally.
-         *
-         * @example "3"
-         */
+         *     For example `"3"`.
+         *      */
         IfMatch: components["schemas"]["EntityTags"];
-        /**
-         * @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
+        /** @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
          *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
          *     compare weakly, so `W/"3"` matches `"3"`.
-         *
-         * @example "3"
-         */
+         *     For example `"3"`.
+         *      */
         IfNoneMatch: components["schemas"]["EntityTags"];
-        /**
-         * @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
+        /** @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
          *     client with the same key and the same body gets the original status and body again (with
          *     `Idempotent-Replayed: true`), and no second user. The same key with a different body gets `422`; a retry
          *     while the first request is still being processed gets `409`. Keys are kept for 24 hours, the newest
          *     1,000 of each client (the server's `IDEMPOTENCY_KEYS_PER_CLIENT`).
+         *     For example `3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77`.
          *
          *     Each client has keys of its own. The client is its address as the limits count it: the address the
          *     outermost trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
@@ -1353,9 +1337,7 @@ export interface components {
          *     share an address (behind one NAT or proxy) share their keys too, so make each key random, a UUID
          *     (as draft-ietf-httpapi-idempotency-key-header advises), never a counter or a value another client
          *     could send. A retry must come from the same address to be recognised.
-         *
-         * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
-         */
+         *      */
         IdempotencyKey: string;
         /** @description Any text of at most 4,096 characters; accepted and ignored. */
         XCustomHeader: string;
@@ -1458,54 +1440,45 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Users per page. */
                 per_page?: components["parameters"]["PerPage"];
-                /**
-                 * @description Only users whose first name, last name or e-mail address contains this text, in any case ("WREN"
+                /** @description Only users whose first name, last name or e-mail address contains this text, in any case ("WREN"
                  *     finds "Tobias Wren"; letters compare by their Unicode lower case). Text of three characters or more
                  *     is looked up in a substring index; shorter text examines users one by one, so in a large store its
                  *     pages may come back short (see the operation).
-                 *
-                 * @example wren
-                 */
+                 *     For example `wren`.
+                 *      */
                 q?: components["parameters"]["Search"];
-                /**
-                 * @description Only users with this e-mail address, in any case. Addresses need not be unique.
-                 * @example tobias.wren@example.com
-                 */
+                /** @description Only users with this e-mail address, in any case. Addresses need not be unique.
+                 *     For example `tobias.wren@example.com`.
+                 *      */
                 email?: components["parameters"]["EmailFilter"];
-                /**
-                 * @description The order of the list: fields separated by commas, each ascending or, after `-`, descending. Names and
+                /** @description The order of the list: fields separated by commas, each ascending or, after `-`, descending. Names and
                  *     addresses compare by their Unicode lower case, code point by code point. Users that tie are ordered by
                  *     `id`, in the direction of the last field. Without it: `id`.
-                 *
-                 * @example last_name,-first_name
-                 */
+                 *     For example `last_name,-first_name`.
+                 *      */
                 sort?: components["parameters"]["DemoSort"];
                 /** @description A position in the list, as a `Link` of an earlier answer gave it; opaque. It belongs to the `sort` it
                  *     was made for (another sort is `400`); the filters are read from the query, as the link repeats them.
                  *     In shape B it needs `limit`.
                  *      */
                 cursor?: components["parameters"]["Cursor"];
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
@@ -1536,24 +1509,22 @@ export interface operations {
     createDemoUser: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /**
-                 * @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
+                /** @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
                  *     client with the same key and the same body gets the original status and body again (with
                  *     `Idempotent-Replayed: true`), and no second user. The same key with a different body gets `422`; a retry
                  *     while the first request is still being processed gets `409`. Keys are kept for 24 hours, the newest
                  *     1,000 of each client (the server's `IDEMPOTENCY_KEYS_PER_CLIENT`).
+                 *     For example `3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77`.
                  *
                  *     Each client has keys of its own. The client is its address as the limits count it: the address the
                  *     outermost trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
@@ -1561,19 +1532,15 @@ export interface operations {
                  *     share an address (behind one NAT or proxy) share their keys too, so make each key random, a UUID
                  *     (as draft-ietf-httpapi-idempotency-key-header advises), never a counter or a value another client
                  *     could send. A retry must come from the same address to be recognised.
-                 *
-                 * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
-                 */
+                 *      */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
@@ -1611,35 +1578,29 @@ export interface operations {
     getDemoUser: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /**
-                 * @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
+                /** @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
                  *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
                  *     compare weakly, so `W/"3"` matches `"3"`.
-                 *
-                 * @example "3"
-                 */
+                 *     For example `"3"`.
+                 *      */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path: {
@@ -1676,35 +1637,29 @@ export interface operations {
     replaceDemoUser: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /**
-                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
                  *     the change is applied unconditionally.
-                 *
-                 * @example "3"
-                 */
+                 *     For example `"3"`.
+                 *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path: {
@@ -1747,35 +1702,29 @@ export interface operations {
     deleteDemoUser: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /**
-                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
                  *     the change is applied unconditionally.
-                 *
-                 * @example "3"
-                 */
+                 *     For example `"3"`.
+                 *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path: {
@@ -1812,35 +1761,29 @@ export interface operations {
     patchDemoUser: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /**
-                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
                  *     the change is applied unconditionally.
-                 *
-                 * @example "3"
-                 */
+                 *     For example `"3"`.
+                 *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path: {
@@ -1883,13 +1826,11 @@ export interface operations {
     getDemoProtectedResource: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
@@ -1897,15 +1838,13 @@ export interface operations {
                 "Custom-Header"?: components["parameters"]["CustomHeader"];
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
@@ -1927,59 +1866,49 @@ export interface operations {
     listUsers: {
         parameters: {
             query?: {
-                /**
-                 * @description Only users whose first name, last name or e-mail address contains this text, in any case ("WREN"
+                /** @description Only users whose first name, last name or e-mail address contains this text, in any case ("WREN"
                  *     finds "Tobias Wren"; letters compare by their Unicode lower case). Text of three characters or more
                  *     is looked up in a substring index; shorter text examines users one by one, so in a large store its
                  *     pages may come back short (see the operation).
-                 *
-                 * @example wren
-                 */
+                 *     For example `wren`.
+                 *      */
                 q?: components["parameters"]["Search"];
-                /**
-                 * @description Only users with this e-mail address, in any case. Addresses need not be unique.
-                 * @example tobias.wren@example.com
-                 */
+                /** @description Only users with this e-mail address, in any case. Addresses need not be unique.
+                 *     For example `tobias.wren@example.com`.
+                 *      */
                 email?: components["parameters"]["EmailFilter"];
-                /**
-                 * @description The order of the list: fields separated by commas, each ascending or, after `-`, descending. Names and
+                /** @description The order of the list: fields separated by commas, each ascending or, after `-`, descending. Names and
                  *     addresses compare by their Unicode lower case, code point by code point. Users that tie are ordered by
                  *     `id`, in the direction of the last field. Without it: `id`.
-                 *
-                 * @example lastName,-firstName
-                 */
+                 *     For example `lastName,-firstName`.
+                 *      */
                 sort?: components["parameters"]["Sort"];
-                /**
-                 * @description At most this many users; when more follow, `Link` names the next page. Without it, every user.
-                 * @example 50
-                 */
+                /** @description At most this many users; when more follow, `Link` names the next page. Without it, every user.
+                 *     For example `50`.
+                 *      */
                 limit?: components["parameters"]["Limit"];
                 /** @description A position in the list, as a `Link` of an earlier answer gave it; opaque. It belongs to the `sort` it
                  *     was made for (another sort is `400`); the filters are read from the query, as the link repeats them.
                  *     In shape B it needs `limit`.
                  *      */
                 cursor?: components["parameters"]["Cursor"];
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
@@ -2010,24 +1939,22 @@ export interface operations {
     createUser: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /**
-                 * @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
+                /** @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
                  *     client with the same key and the same body gets the original status and body again (with
                  *     `Idempotent-Replayed: true`), and no second user. The same key with a different body gets `422`; a retry
                  *     while the first request is still being processed gets `409`. Keys are kept for 24 hours, the newest
                  *     1,000 of each client (the server's `IDEMPOTENCY_KEYS_PER_CLIENT`).
+                 *     For example `3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77`.
                  *
                  *     Each client has keys of its own. The client is its address as the limits count it: the address the
                  *     outermost trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
@@ -2035,19 +1962,15 @@ export interface operations {
                  *     share an address (behind one NAT or proxy) share their keys too, so make each key random, a UUID
                  *     (as draft-ietf-httpapi-idempotency-key-header advises), never a counter or a value another client
                  *     could send. A retry must come from the same address to be recognised.
-                 *
-                 * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
-                 */
+                 *      */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
@@ -2085,35 +2008,29 @@ export interface operations {
     getUser: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /**
-                 * @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
+                /** @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
                  *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
                  *     compare weakly, so `W/"3"` matches `"3"`.
-                 *
-                 * @example "3"
-                 */
+                 *     For example `"3"`.
+                 *      */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path: {
@@ -2150,35 +2067,29 @@ export interface operations {
     replaceUser: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /**
-                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
                  *     the change is applied unconditionally.
-                 *
-                 * @example "3"
-                 */
+                 *     For example `"3"`.
+                 *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path: {
@@ -2221,35 +2132,29 @@ export interface operations {
     deleteUser: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /**
-                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
                  *     the change is applied unconditionally.
-                 *
-                 * @example "3"
-                 */
+                 *     For example `"3"`.
+                 *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path: {
@@ -2286,35 +2191,29 @@ export interface operations {
     patchUser: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /**
-                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
                  *     the change is applied unconditionally.
-                 *
-                 * @example "3"
-                 */
+                 *     For example `"3"`.
+                 *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path: {
@@ -2357,13 +2256,11 @@ export interface operations {
     getProtectedResource: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
@@ -2371,15 +2268,13 @@ export interface operations {
                 "Custom-Header"?: components["parameters"]["CustomHeader"];
                 /** @description Any text of at most 4,096 characters; accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
@@ -2401,25 +2296,21 @@ export interface operations {
     resetSandbox: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
@@ -2460,25 +2351,21 @@ export interface operations {
     getHealth: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
@@ -2506,25 +2393,21 @@ export interface operations {
     getReadiness: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
@@ -2552,25 +2435,21 @@ export interface operations {
     getMetrics: {
         parameters: {
             query?: {
-                /**
-                 * @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
+                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
                  *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
                  *     mode ignores it.
-                 *
-                 * @example 2
-                 */
+                 *     For example `2`.
+                 *      */
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /**
-                 * @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
+                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
                  *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
                  *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
                  *     not in sandbox mode ignores it.
-                 *
-                 * @example code=404
-                 */
+                 *     For example `code=404`.
+                 *      */
                 Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
