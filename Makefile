@@ -70,9 +70,11 @@ client: $(INSTALLED) ## Build the client package and pack it (client/user-record
 # make passes on reaches it (npm start execs node in turn); Ctrl-C reaches the whole process group anyway.
 # The development password goes along unless the environment gives BASIC_AUTH_PASSWORD_HASH (the server takes
 # exactly one of them); the hash passes through from the environment untouched.
+# USERS_FILE (make run USERS_FILE=users.json): the users a new store starts with, instead of the demo users.
+USERS = $(if $(USERS_FILE),USERS_FILE='$(USERS_FILE)')
 WITH_PASSWORD = if [ -z "$$BASIC_AUTH_PASSWORD_HASH" ]; then export BASIC_AUTH_PASSWORD='$(BASIC_AUTH_PASSWORD)'; fi
 run: build ## Start the server on SQLite with demo data (http://127.0.0.1:3000)
-	@$(WITH_PASSWORD); BASIC_AUTH_USERNAME='$(BASIC_AUTH_USERNAME)' \
+	@$(WITH_PASSWORD); BASIC_AUTH_USERNAME='$(BASIC_AUTH_USERNAME)' $(USERS) \
 	PORT='$(PORT)' DATABASE_URL='$(DATABASE_URL)' exec npm start --silent
 
 mock: $(INSTALLED) ## Prism mock of the contract (http://127.0.0.1:4010, MOCK_PORT; MOCK_DYNAMIC=1: generated data)
@@ -80,7 +82,7 @@ mock: $(INSTALLED) ## Prism mock of the contract (http://127.0.0.1:4010, MOCK_PO
 
 # The real service on an in-memory SQLite store: every start (and every POST /__sandbox/reset) is the demo data.
 sandbox: build ## The real service on an in-memory store with test controls (http://127.0.0.1:4011, SANDBOX_PORT)
-	@$(WITH_PASSWORD); BASIC_AUTH_USERNAME='$(BASIC_AUTH_USERNAME)' \
+	@$(WITH_PASSWORD); BASIC_AUTH_USERNAME='$(BASIC_AUTH_USERNAME)' $(USERS) \
 	PORT='$(SANDBOX_PORT)' DATABASE_URL='sqlite::memory:' SANDBOX=true SANDBOX_LATENCY_MS='$(SANDBOX_LATENCY_MS)' \
 	exec npm start --silent
 

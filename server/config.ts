@@ -116,6 +116,8 @@ export interface Config {
   readonly maxPipelinedRequests: number;
   readonly basePath: string;
   readonly seedDemoData: boolean;
+  /** A JSON file of the users a new store starts with instead of the demo users (and a sandbox reset restores). */
+  readonly usersFile: string | undefined;
   readonly logLevel: LogLevel;
   readonly bodyLimitBytes: number;
   /** Server processes on this machine (node:cluster; `auto` is resolved to the CPU count here); 1 runs the server in the main process. */
@@ -222,6 +224,7 @@ export function loadConfig(env: Env): Config {
     maxPipelinedRequests: read('MAX_PIPELINED_REQUESTS', integerIn(0, 10_000), '16'),
     basePath: read('BASE_PATH', readBasePath, ''),
     seedDemoData: read('SEED_DEMO_DATA', readBoolean, 'true'),
+    usersFile: env.USERS_FILE === undefined || env.USERS_FILE === '' ? undefined : read('USERS_FILE', readNonEmpty),
     logLevel: read('LOG_LEVEL', readLogLevel, 'info'),
     bodyLimitBytes: read('BODY_LIMIT_BYTES', integerIn(1, 10 * 1024 * 1024), String(DEFAULT_BODY_LIMIT_BYTES)),
     workers: read('WORKERS', readWorkers(availableParallelism()), '1'),

@@ -22,6 +22,9 @@ import { createLimiters } from './http/limits/limiter-store.js';
 import { answerClientError, MAX_HEADER_BYTES, refuseExpectation, refuseTunnel } from './http/protocol/raw-answers.js';
 import { createLogger, type Logger } from './logger.js';
 import { openWhenAnswering } from './startup/start-failure.js';
+import { readUsersFile } from './startup/users-file.js';
+import { DEMO_USERS } from './domain/demo-users.js';
+import type { UserFields } from './domain/user.js';
 import { createTracing, type Tracing } from './tracing.js';
 
 /** How often expired idempotency keys are deleted. */
@@ -53,7 +56,12 @@ function connectionFaults(logger: Logger, metrics?: Metrics): ConnectionFault {
   };
 }
 
+/** The users a new store starts with, and a sandbox reset restores: USERS_FILE's, checked, or the demo users. */
+const firstUsers = (config: Config): readonly UserFields[] => (config.usersFile === undefined ? DEMO_USERS : readUsersFile(config.usersFile, loadContract()));
+
 async function openPreparedDatabase(config: Config, logger: Logger, metrics?: Metrics, tracing?: Tracing): Promise<Database> {
+  // Checked before the store is opened: a file that does not pass stops the start, whatever the store holds.
+  const users = firstUsers(config);
   const onQuery = tracing?.onQuery;
   const database = await openWhenAnswering(
     () => openDatabase(config.database, { timeouts: config.storeTimeouts, onConnectionFault: connectionFaults(logger, metrics), ...(onQuery ? { onQuery } : {}) }),
@@ -66,8 +74,8 @@ async function openPreparedDatabase(config: Config, logger: Logger, metrics?: Me
       logger.warn('the database has no substring index (PostgreSQL without pg_trgm): searches examine users one by one; see README, Running on PostgreSQL');
     }
     // A worker finds the store seeded by its primary: one that restarts later must not seed a store emptied on purpose.
-    if (config.seedDemoData && !cluster.isWorker && (await seedDemoData(database.db, new Date().toISOString()))) {
-      logger.info('seeded the empty store with 12 demo users');
+    if (config.seedDemoData && !cluster.isWorker && (await seedDemoData(database.db, new Date().toISOString(), users))) {
+      logger.info({ users: users.length, from: config.usersFile ?? 'the demo users' }, `seeded the empty store with ${users.length} users`);
     }
     return database;
   } catch (error) {
@@ -166,7 +174,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       idempotencyLockMs: config.idempotencyLockMs,
       keysPerClient: config.idempotencyKeysPerClient,
     });
-    const sandbox = config.sandbox ? { restoreDemoData: () => restoreDemoData(database.write, new Date().toISOString()) } : undefined;
+    const first = config.sandbox ? firstUsers(config) : [];
+    const sandbox = config.sandbox ? { restoreDemoData: () => restoreDemoData(database.write, new Date().toISOString(), first) } : undefined;
     const handlers = createHandlers({ users, basePath: config.basePath, renderMetrics, ...(sandbox ? { sandbox } : {}) });
     const lifecycle = { closing: false };
     const { timeouts } = config;
