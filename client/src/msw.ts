@@ -5,6 +5,7 @@ import { createHandlers } from '../../server/handlers/index.js';
 import { loadContract } from '../../server/http/contract/contract.js';
 import { createFetchDispatch } from '../../server/http/routing/fetch-dispatch.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../server/http/routing/request-checks.js';
+import { checkFirstUsers } from '../../server/startup/first-users.js';
 import type { BasicCredentials } from './index.js';
 
 // `@user-records/client/msw`: MSW handlers that answer as the service does, because they run the service's
@@ -18,20 +19,28 @@ export interface MockHandlersOptions {
   readonly baseUrl: string;
   /** The one user the protected resource admits: by default `admin` / `dev-password`, as `make run` and `make sandbox`. */
   readonly credentials?: BasicCredentials;
+  /**
+   * The users the store starts with, and `reset()` restores, instead of the 12 demo users: shape B users as
+   * `POST /users` takes them (ids from 1, in this order), checked against the contract like the server's
+   * USERS_FILE. Users that do not pass throw, naming each wrong user and field.
+   */
+  readonly users?: readonly unknown[];
 }
 
 /** The handlers, to give to `setupServer(...handlers)` or `setupWorker(...handlers)`, and their store's reset. */
 export type MockHandlers = HttpHandler[] & {
-  /** Puts the store back to the 12 demo users, ids from 1, no idempotency keys: call it between tests. */
+  /** Puts the store back to its first users (the 12 demo users, or `users`), ids from 1, no idempotency keys: call it between tests. */
   reset(): void;
 };
 
 /** Operations for operators (health, readiness, metrics) are the server process's own; a mock has none to report. */
 const OPERATORS_ONLY = 'operations';
 
-export function createMockHandlers({ baseUrl, credentials = { username: 'admin', password: 'dev-password' } }: MockHandlersOptions): MockHandlers {
+export function createMockHandlers({ baseUrl, credentials = { username: 'admin', password: 'dev-password' }, users }: MockHandlersOptions): MockHandlers {
   const contract = loadContract();
-  const repository = createMemoryRepository();
+  const first = users === undefined ? undefined : checkFirstUsers(users, contract);
+  if (first !== undefined && 'problem' in first) throw new Error(`createMockHandlers: users ${first.problem}`);
+  const repository = createMemoryRepository(new Date().toISOString(), first?.users);
   const restoreDemoData = async () => repository.restoreDemoData(new Date().toISOString());
   const handlers = createHandlers({
     users: createUserService(repository),

@@ -48,11 +48,12 @@ interface StoredKey extends IdempotencyRecord {
 
 /** An in-memory repository, and the way to put it back to the demo data. */
 export interface MemoryRepository extends UserRepository {
-  /** Forgets every user and idempotency key and holds the demo users again, with ids from 1. */
+  /** Forgets every user and idempotency key and holds the first users (the demo users) again, with ids from 1. */
   restoreDemoData(now: string): void;
 }
 
-export function createMemoryRepository(now: string = new Date().toISOString()): MemoryRepository {
+/** A memory store that starts with `firstUsers` (the demo users unless given), and restores them on request. */
+export function createMemoryRepository(now: string = new Date().toISOString(), firstUsers: readonly UserFields[] = DEMO_USERS): MemoryRepository {
   let users = new Map<number, User>();
   // Each client's keys apart, as the stores key them by client and key; Map order is the order of claims.
   let keys = new Map<string, Map<string, StoredKey>>();
@@ -84,7 +85,7 @@ export function createMemoryRepository(now: string = new Date().toISOString()): 
     users = new Map();
     keys = new Map();
     nextId = 1;
-    for (const fields of DEMO_USERS) insert(fields, at);
+    for (const fields of firstUsers) insert(fields, at);
   }
   restoreDemoData(now);
 

@@ -79,6 +79,27 @@ test('each createMockHandlers has a store of its own', async () => {
   mocks.resetHandlers();
 });
 
+test('users: the store starts with them instead of the demo users, and reset() restores them', async () => {
+  const team = [
+    { firstName: 'Grace', lastName: 'Hopper', email: 'grace@navy.example' },
+    { firstName: 'Alan', lastName: 'Turing', email: 'alan@bletchley.example' },
+  ];
+  const own = createMockHandlers({ baseUrl: 'http://own.test', users: team });
+  mocks.use(...own);
+  const list = async () => (await fetch('http://own.test/users')).json();
+  expect(await list()).toEqual(team.map((user, i) => ({ id: i + 1, ...user })));
+  await fetch('http://own.test/users/1', { method: 'DELETE' });
+  own.reset();
+  expect(await list()).toEqual(team.map((user, i) => ({ id: i + 1, ...user })));
+  mocks.resetHandlers();
+});
+
+test('users that break the contract throw, naming each wrong user and field, as the server\'s USERS_FILE does', () => {
+  expect(() => createMockHandlers({ baseUrl, users: [{ firstName: 'Grace', lastName: 'Hopper', email: 'grace' }, { name: 'Alan Turing' }] })).toThrow(
+    /^createMockHandlers: users does not match the contract's UserInput: user 1: \/email must be an e-mail address .*; user 2: \/firstName is required; user 2: \/lastName is required; user 2: \/email is required; user 2: \/name is not allowed\.$/,
+  );
+});
+
 test('a base URL with a path serves the operations under it, with links and Location under it too', async () => {
   const mounted = createMockHandlers({ baseUrl: 'http://app.test/mock/v1' });
   mocks.use(...mounted);
