@@ -75,7 +75,10 @@ export interface paths {
         get: operations["getDemoUser"];
         /**
          * Replace a user's name and e-mail address (shape A)
-         * @description Splits `name` as on create; the response echoes `name` and `email` exactly as submitted.
+         * @description Splits `name` as on create; the response echoes `name` and `email` exactly as submitted. A replace that
+         *     changes nothing (every field as stored) makes no new version: the `ETag` stays, so other clients'
+         *     `If-Match` still holds.
+         *
          */
         put: operations["replaceDemoUser"];
         post?: never;
@@ -189,7 +192,9 @@ export interface paths {
         /**
          * Replace a user's names and e-mail address (shape B)
          * @description Replaces every field of the user and answers the user as stored. With `If-Match`, only if the user is
-         *     still at a version it names (`412` otherwise, and the user stays).
+         *     still at a version it names (`412` otherwise, and the user stays). A replace that changes nothing
+         *     (every field as stored) makes no new version: the `ETag` stays, so other clients' `If-Match` still
+         *     holds.
          *
          */
         put: operations["replaceUser"];

@@ -113,7 +113,8 @@ export function createMemoryRepository(now: string = new Date().toISOString(), f
       const before = position.before === 'end' ? all : all.filter((user) => compareKeys(keysOf(user, order), position.before as OrderKeys, order) < 0);
       return { users: before.slice(Math.max(0, before.length - limit)).map(listed) };
     },
-    replace: async (id, fields, at, condition) => change(id, condition, (user) => update(user, fields, at)),
+    // A replace that changes nothing makes no new version, as on the stores (user.repository.ts).
+    replace: async (id, fields, at, condition) => change(id, condition, (user) => (changesAny(user, fields) ? update(user, fields, at) : user)),
     // A patch that changes nothing makes no new version, as on the stores (user.repository.ts).
     patch: async (id, changes, at, condition) => change(id, condition, (user) => (changesAny(user, changes) ? update(user, changes, at) : user)),
     delete: async (id, condition) => change(id, condition, () => void users.delete(id)),

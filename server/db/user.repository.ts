@@ -79,12 +79,6 @@ export function createUserRepository(database: Database, options: ListOptions = 
   const selectTotal = compiledOnce(total());
   const countAll = async () => Number((await selectTotal(db))[0]!.n);
   const selectPage = compiledOnce(listed().select(() => total().as('total')).orderBy('id').limit(0).offset(0));
-  /** Sets a user's fields and bumps its version; `version + 1` is written out so that it binds no parameter. */
-  const updateUser = (into: Kysely<Tables>, fields: Partial<UserFields>, now: string, id: number) =>
-    into
-      .updateTable('users')
-      .set({ ...toColumns(fields), updated_at: now, version: sql<number>`version + 1` })
-      .where('id', '=', id);
   /**
    * Sets the fields given, and bumps the version and updated_at only if one of them differs from the stored
    * value: a patch that changes nothing makes no new version, which would fail other clients' If-Match. SET
@@ -102,8 +96,23 @@ export function createUserRepository(database: Database, options: ListOptions = 
       })
       .where('id', '=', id);
   };
-  // A replace without If-Match, the common case, compiled once; parameters bind in the order of toColumns.
-  const updateAny = compiledOnce(updateUser(db, { firstName: '', lastName: '', email: '' }, '', 0).returning(USER_COLUMNS));
+  // A replace is a patch of every field (a replace that changes nothing makes no new version either); without
+  // If-Match, the common case, compiled once. Its parameters are found by the placeholders that built it.
+  const PLACEHOLDER: UserFields = { firstName: '\u0000FIRST', lastName: '\u0000LAST', email: '\u0000EMAIL' };
+  const replaceQuery = patchUser(db, PLACEHOLDER, '\u0000NOW', -1).returning(USER_COLUMNS);
+  const replacePlaces = replaceQuery.compile().parameters;
+  const replaceCompiled = compiledOnce(replaceQuery);
+  const replaceAny = (into: Kysely<Tables>, fields: UserFields, now: string, id: number) => {
+    const values = new Map<unknown, unknown>([
+      ...(Object.keys(PLACEHOLDER) as (keyof UserFields)[]).flatMap((field) => [
+        [PLACEHOLDER[field], fields[field]],
+        [foldCase(PLACEHOLDER[field]), foldCase(fields[field])],
+      ] as const),
+      ['\u0000NOW', now],
+      [-1, id],
+    ]);
+    return replaceCompiled(into, ...replacePlaces.map((place) => (values.has(place) ? values.get(place) : place)));
+  };
   const insertReturning = compiledOnce(db.insertInto('users').values(newUserRow({ firstName: '', lastName: '', email: '' }, '')).returning(USER_COLUMNS));
   /** The values of toColumns for every field, in its order. */
   const columnValues = (fields: UserFields) => [fields.firstName, foldCase(fields.firstName), fields.lastName, foldCase(fields.lastName), fields.email, foldCase(fields.email)];
@@ -176,8 +185,8 @@ export function createUserRepository(database: Database, options: ListOptions = 
         if (condition !== 'any' && condition.length === 0) return whyUnchanged(trx, id);
         const [row] =
           condition === 'any'
-            ? await updateAny(trx, ...columnValues(fields), now, id)
-            : await updateUser(trx, fields, now, id).where('version', 'in', condition).returning(USER_COLUMNS).execute();
+            ? await replaceAny(trx, fields, now, id)
+            : await patchUser(trx, fields, now, id).where('version', 'in', condition).returning(USER_COLUMNS).execute();
         return row ? { outcome: 'done' as const, value: toUser(row) } : whyUnchanged(trx, id);
       }),
     // One UPDATE that sets only the fields given: the merge happens in the store, so a concurrent change of

@@ -124,3 +124,26 @@ describeEachDialect((dialect) => {
     }
   });
 });
+
+// A replace (PUT) that changes nothing leaves the version alone too, for the same reason: a client that saves
+// a form unchanged must not make every other client's If-Match fail.
+describeEachDialect((dialect) => {
+  const sut = useTestServer({ dialect, env: { SEED_DEMO_DATA: 'false' } });
+  const newUser = async () => (await sut.api.post('/users', buildUserInput({ firstName: 'Ada', lastName: 'Byron', email: `ada.${Date.now()}.${Math.random()}@example.com` }))).body;
+
+  test.each([
+    ['shape B', '/users', (user: { email: string }) => ({ firstName: 'Ada', lastName: 'Byron', email: user.email })],
+    ['shape A', '/api/users', (user: { email: string }) => ({ name: 'Ada Byron', email: user.email })],
+  ])('%s: a PUT of every field as stored changes no version, with or without If-Match; a PUT that changes one does', async (_shape, base, same) => {
+    const user = await newUser();
+    const before = await storedUser(sut.server, user.id);
+    for (const headers of [{}, { 'if-match': '"1"' }] as Record<string, string>[]) {
+      const res = await sut.api.put(`${base}/${user.id}`, same(user), { headers });
+      expect([res.status, res.headers.get('etag')]).toEqual([200, '"1"']);
+      expect(await storedUser(sut.server, user.id)).toEqual(before);
+    }
+    const changed = await sut.api.put(`${base}/${user.id}`, { ...same(user), email: 'ada.changed@example.com' }, { headers: { 'if-match': '"1"' } });
+    expect([changed.status, changed.headers.get('etag')]).toEqual([200, '"2"']);
+    expect(await storedUser(sut.server, user.id)).toMatchObject({ email: 'ada.changed@example.com', version: 2 });
+  });
+});
