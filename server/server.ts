@@ -12,7 +12,7 @@ import type { UserRepository } from './domain/user-repository.js';
 import { createUserService, type UserService } from './domain/user.service.js';
 import { createHandlers } from './handlers/index.js';
 import { createApp } from './http/app.js';
-import { loadContract } from './http/contract/contract.js';
+import { loadContract, type Contract } from './http/contract/contract.js';
 import { createServerMetrics } from './http/observability/cluster-metrics.js';
 import type { Metrics } from './http/observability/metrics.js';
 import { limitConnections } from './http/limits/connection-limits.js';
@@ -57,11 +57,11 @@ function connectionFaults(logger: Logger, metrics?: Metrics): ConnectionFault {
 }
 
 /** The users a new store starts with, and a sandbox reset restores: USERS_FILE's, checked, or the demo users. */
-const firstUsers = (config: Config): readonly UserFields[] => (config.usersFile === undefined ? DEMO_USERS : readUsersFile(config.usersFile, loadContract()));
+const firstUsers = (config: Config, contract: () => Contract): readonly UserFields[] =>
+  config.usersFile === undefined ? DEMO_USERS : readUsersFile(config.usersFile, contract());
 
-async function openPreparedDatabase(config: Config, logger: Logger, metrics?: Metrics, tracing?: Tracing): Promise<Database> {
-  // Checked before the store is opened: a file that does not pass stops the start, whatever the store holds.
-  const users = firstUsers(config);
+/** Opens and migrates the store, and seeds `users` into it if it is new. */
+async function openPreparedDatabase(config: Config, logger: Logger, users: readonly UserFields[], metrics?: Metrics, tracing?: Tracing): Promise<Database> {
   const onQuery = tracing?.onQuery;
   const database = await openWhenAnswering(
     () => openDatabase(config.database, { timeouts: config.storeTimeouts, onConnectionFault: connectionFaults(logger, metrics), ...(onQuery ? { onQuery } : {}) }),
@@ -89,7 +89,7 @@ async function openPreparedDatabase(config: Config, logger: Logger, metrics?: Me
  * ready. On SQLite the primary then stays the store's only writer (db/primary-writer.ts) until closed.
  */
 export async function prepareStore(config: Config, logger: Logger): Promise<{ close(): Promise<void> }> {
-  await (await openPreparedDatabase(config, logger)).close();
+  await (await openPreparedDatabase(config, logger, firstUsers(config, loadContract))).close();
   if (config.database.kind !== 'sqlite') return { close: async () => undefined };
   return serveStoreWrites({ database: config.database, timeouts: config.storeTimeouts }, logger);
 }
@@ -166,7 +166,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const contract = loadContract();
   const { metrics, render: renderMetrics, stop: stopSharingMetrics } = createServerMetrics();
   const tracing = createTracing(config.tracing, config.database.kind, exportFailures(logger, metrics));
-  const database = await openPreparedDatabase(config, logger, metrics, tracing);
+  // Checked before the store is opened: a USERS_FILE that does not pass stops the start, whatever the store holds.
+  const first = firstUsers(config, () => contract);
+  const database = await openPreparedDatabase(config, logger, first, metrics, tracing);
   const limiters = await createLimiters(config, database.sharedCounters, { logger, metrics });
   try {
     const repository = userRepository(config, database);
@@ -174,7 +176,6 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       idempotencyLockMs: config.idempotencyLockMs,
       keysPerClient: config.idempotencyKeysPerClient,
     });
-    const first = config.sandbox ? firstUsers(config) : [];
     const sandbox = config.sandbox ? { restoreDemoData: () => restoreDemoData(database.write, new Date().toISOString(), first) } : undefined;
     const handlers = createHandlers({ users, basePath: config.basePath, renderMetrics, ...(sandbox ? { sandbox } : {}) });
     const lifecycle = { closing: false };

@@ -364,7 +364,6 @@ function dialectSupport(config: DatabaseConfig, { timeouts = DEFAULT_TIMEOUTS, o
     : postgres(config.url, config.poolSize, timeouts, onConnectionFault);
 }
 
-/** Opens the database named by the configuration and brings its schema up to date. */
 /**
  * The outage code of an error opening the store (openDatabase wraps what the store threw), as `outage`
  * classifies requests' errors: the store is down, refuses, is starting or locked; undefined for anything else.
@@ -374,6 +373,7 @@ export function openingOutage(config: DatabaseConfig, error: unknown): string | 
   return config.kind === 'postgres' ? postgresOutage(cause) : sqliteOutage(cause);
 }
 
+/** Opens the database named by the configuration and brings its schema up to date. */
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
   const support = dialectSupport(config, options);
   const db = new Kysely<Tables>({ dialect: support.dialect, ...(options.onQuery ? { log: queryLog(options.onQuery) } : {}) });

@@ -1,6 +1,6 @@
 import { DEMO_USERS } from '../domain/demo-users.js';
 import { IdempotencyKeyInFlightError } from '../domain/errors.js';
-import { foldCase, keysOf, SEARCH_COUNT_REACH, type ListPosition, type OrderKeys, type UserFilter, type UserOrder } from '../domain/user-query.js';
+import { foldCase, keysOf, searchTally, type ListPosition, type OrderKeys, type UserFilter, type UserOrder } from '../domain/user-query.js';
 import type { ChangeResult, IdempotencyRecord, UserRepository, VersionCondition } from '../domain/user-repository.js';
 import { changesAny, type ListedUser, type Tally, type User, type UserFields } from '../domain/user.js';
 
@@ -89,9 +89,12 @@ export function createMemoryRepository(now: string = new Date().toISOString(), f
   }
   restoreDemoData(now);
 
+  /** Sets the fields given; a change that changes nothing makes no new version (user.repository.ts). */
+  const patch = (id: number, changes: Partial<UserFields>, at: string, condition: VersionCondition) =>
+    change(id, condition, (user) => (changesAny(user, changes) ? update(user, changes, at) : user));
+
   /** How many match, as the stores count them: a search counts up to SEARCH_COUNT_REACH. */
-  const tally = (filter: UserFilter, n: number): Tally =>
-    filter.search === undefined || n <= SEARCH_COUNT_REACH ? { total: n, exact: true } : { total: SEARCH_COUNT_REACH, exact: false };
+  const tally = (filter: UserFilter, n: number): Tally => (filter.search === undefined ? { total: n, exact: true } : searchTally(n));
 
   return {
     restoreDemoData,
@@ -113,10 +116,9 @@ export function createMemoryRepository(now: string = new Date().toISOString(), f
       const before = position.before === 'end' ? all : all.filter((user) => compareKeys(keysOf(user, order), position.before as OrderKeys, order) < 0);
       return { users: before.slice(Math.max(0, before.length - limit)).map(listed) };
     },
-    // A replace that changes nothing makes no new version, as on the stores (user.repository.ts).
-    replace: async (id, fields, at, condition) => change(id, condition, (user) => (changesAny(user, fields) ? update(user, fields, at) : user)),
-    // A patch that changes nothing makes no new version, as on the stores (user.repository.ts).
-    patch: async (id, changes, at, condition) => change(id, condition, (user) => (changesAny(user, changes) ? update(user, changes, at) : user)),
+    // A replace is a patch of every field, as on the stores (user.repository.ts).
+    replace: async (id, fields, at, condition) => patch(id, fields, at, condition),
+    patch: async (id, changes, at, condition) => patch(id, changes, at, condition),
     delete: async (id, condition) => change(id, condition, () => void users.delete(id)),
 
     async claimKey({ client, key }, fingerprint, claim, keysPerClient) {

@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { RequestAbandonedError, SearchesBusyError } from '../domain/errors.js';
 import { nextTurn } from '../domain/next-turn.js';
-import { foldCase, keysOf, SEARCH_COUNT_REACH, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
+import { foldCase, keysOf, SEARCH_COUNT_REACH, searchTally, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
 import type { ListedUser, Tally, UserSlice } from '../domain/user.js';
 import type { SearchIndex } from './database.js';
 import type { Tables, UserRow } from './tables.js';
@@ -355,7 +355,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         return { total: Number(n), exact: true };
       }
       const found = await lookUp(filter);
-      if (found !== undefined) return found.few ? { total: found.count, exact: true } : { total: SEARCH_COUNT_REACH, exact: false };
+      if (found !== undefined) return found.few ? searchTally(found.count) : searchTally(SEARCH_COUNT_REACH + 1);
       const search = filter.search;
       const budget = newBudget(1 / 2);
       let total = 0;
@@ -378,7 +378,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         if (last === null || last === undefined) return { total, exact: true };
         total += Number(n ?? 0);
         // Common text is found soon: counting stops where its count reaches as far as a search counts.
-        if (total > SEARCH_COUNT_REACH) return { total: SEARCH_COUNT_REACH, exact: false };
+        if (total > SEARCH_COUNT_REACH) return searchTally(total);
         if (budget.spent >= budget.ms) return { total, exact: false };
         after = Number(last);
       }

@@ -1,4 +1,4 @@
-import type { ListedUser } from './user.js';
+import type { ListedUser, Tally } from './user.js';
 
 // What a list asks for, independent of either wire shape: which users (a filter), in which order (a sort),
 // and from where (a position in that order).
@@ -55,6 +55,9 @@ export const NUMBERED_PAGES_REACH = 10_000;
  * number reaches (Elasticsearch's track_total_hits stops at 10,000 likewise).
  */
 export const SEARCH_COUNT_REACH = NUMBERED_PAGES_REACH;
+
+/** The count of `n` matches of a search, as every store gives it: exact up to SEARCH_COUNT_REACH, beyond it that many and not exact. */
+export const searchTally = (n: number): Tally => (n <= SEARCH_COUNT_REACH ? { total: n, exact: true } : { total: SEARCH_COUNT_REACH, exact: false });
 
 /** The default order, and the one a list without `sort` has: by id, ascending. */
 export const BY_ID: UserOrder = [{ field: 'id', descending: false }];
