@@ -67,15 +67,20 @@ export interface PreferredAnswer {
 export function examplePicker(contract: Contract, route: RouteDefinition): (prefer: string) => PreferredAnswer | undefined {
   const answers = declaredAnswers(contract, route);
   const statuses = answers.map((answer) => answer.status).join(', ');
+  const success = answers.filter((answer) => answer.status >= 200 && answer.status < 300).sort((a, b) => a.status - b.status).slice(0, 1);
   return (prefer) => {
     const { code, example } = readPreferences(prefer);
     if (code === undefined && example === undefined) return undefined;
-    const candidates = code === undefined ? answers : answers.filter((answer) => String(answer.status) === code);
+    // Without a code, an example is looked for where Prism looks: in the success answer alone, so that a test
+    // written against the sandbox asks Prism for the same thing.
+    const candidates = code === undefined ? success : answers.filter((answer) => String(answer.status) === code);
     if (candidates.length === 0) throw refusal(`asks for status ${code}, which this operation does not declare (it declares ${statuses})`);
     const answer = example === undefined ? candidates[0]! : candidates.find((candidate) => candidate.examples.has(example));
     if (!answer) {
       const names = candidates.flatMap((candidate) => [...candidate.examples.keys()]).join(', ') || 'none';
-      throw refusal(`asks for example ${example}, which ${code === undefined ? 'this operation' : `status ${code}`} does not have (it has ${names})`);
+      const elsewhere = answers.find((candidate) => candidate.examples.has(example!));
+      const hint = code === undefined && elsewhere ? `; ask for code=${elsewhere.status}, example=${example}` : '';
+      throw refusal(`asks for example ${example}, which ${code === undefined ? `the success answer (${success[0]?.status})` : `status ${code}`} does not have (it has ${names})${hint}`);
     }
     const name = example ?? answer.examples.keys().next().value;
     const applied = name === undefined ? `code=${answer.status}` : `code=${answer.status}, example=${name}`;
