@@ -13,6 +13,21 @@ MOCK_DYNAMIC ?=
 SANDBOX_PORT ?= 4011
 SANDBOX_LATENCY_MS ?= 0
 
+# The Node everything here runs on. A machine whose own Node is a supported line (22 or newer) uses it; any
+# other (Node 20 reached end of life on 2026-04-30) gets the Node that .node-version pins, from the npm
+# registry, in .tools/ (about 5 s, once; scripts/install-node.sh): node-<platform>-<arch> is the official
+# build, with the headers node-gyp builds native addons against. NODE=pinned uses it whatever the machine has.
+NODE_PIN := $(shell cat .node-version)
+OWN_NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+NODE ?= $(if $(shell [ $(OWN_NODE_MAJOR) -ge 22 ] && echo own),own,pinned)
+ifeq ($(NODE),pinned)
+NODE_PACKAGE := node-$(shell node -p 'process.platform + "-" + process.arch' 2>/dev/null || echo linux-x64)
+NODE_HOME := $(CURDIR)/.tools/node-$(NODE_PIN)/node_modules/$(NODE_PACKAGE)
+NODE_BIN := $(NODE_HOME)/bin/node
+export PATH := $(NODE_HOME)/bin:$(PATH)
+export npm_config_nodedir := $(NODE_HOME)
+endif
+
 INSTALLED := node_modules/.installed
 # What make run and make sandbox need: the runtime packages and the compiler (npm ci --omit=dev, about 210
 # packages), or everything. The Java generator, Prism, Spectral, Jest and the browser drivers (about 750 more)
@@ -28,12 +43,18 @@ JEST_FLAGS ?=
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
-$(INSTALLED): package.json package-lock.json
+$(NODE_BIN):
+	scripts/install-node.sh $(NODE_PIN) >/dev/null
+	@touch $@
+
+# A new Node (another pin, or the machine's own) installs again: better-sqlite3 is compiled for one Node.
+$(INSTALLED): package.json package-lock.json $(NODE_BIN)
 	npm ci --no-audit --no-fund
 	@touch $@ $(RUNTIME)
 
-$(RUNTIME): package.json package-lock.json
-	@if [ -f $(INSTALLED) ] && [ $(INSTALLED) -nt package.json ] && [ $(INSTALLED) -nt package-lock.json ]; then touch $@; \
+$(RUNTIME): package.json package-lock.json $(NODE_BIN)
+	@if [ -f $(INSTALLED) ] && [ $(INSTALLED) -nt package.json ] && [ $(INSTALLED) -nt package-lock.json ] \
+	  $(if $(NODE_BIN),&& [ $(INSTALLED) -nt $(NODE_BIN) ]); then touch $@; \
 	else npm ci --omit=dev --no-audit --no-fund && touch $@; fi
 
 $(BUILT): $(RUNTIME) $(SOURCES)
