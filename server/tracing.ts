@@ -2,8 +2,8 @@ import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, t
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { BatchSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import type { TracingConfig } from './config.js';
 
 // OpenTelemetry tracing, off unless OTEL_EXPORTER_OTLP_ENDPOINT is set: a span per request (named after the
@@ -96,17 +96,25 @@ function querySpans(tracer: Tracer, system: string) {
   };
 }
 
+let asyncContext: AsyncLocalStorageContextManager | undefined;
+/** Spans follow a request across awaits: the API's context is carried by AsyncLocalStorage. */
+function useAsyncContext(): void {
+  if (asyncContext) return;
+  asyncContext = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(asyncContext);
+}
+
 /** Sets up tracing for one server; a no-op when `config` is undefined. */
 export function createTracing(config: TracingConfig | undefined, store: string, onExportFailure: (error: unknown) => void): Tracing {
   if (config === undefined) return { startRequest: () => undefined, onQuery: undefined, shutdown: async () => undefined };
   const exporter = reportingExporter(new OTLPTraceExporter({ url: `${config.endpoint.replace(/\/$/, '')}/v1/traces`, timeoutMillis: config.exportTimeoutMs }), onExportFailure);
-  const provider = new NodeTracerProvider({
+  const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': config.serviceName }),
-    spanProcessors: [new BatchSpanProcessor(exporter, { maxQueueSize: MAX_QUEUED_SPANS, scheduledDelayMillis: config.exportDelayMs })],
+    spanProcessors: [new BatchSpanProcessor({ exporter, maxQueueSize: MAX_QUEUED_SPANS, scheduledDelayMillis: config.exportDelayMs })],
   });
-  // The context manager is global (AsyncLocalStorage): registering it twice in one process is harmless; the
-  // tracer stays this server's own, so several servers in one process (tests) keep their spans apart.
-  provider.register({ propagator: null });
+  // The context manager (AsyncLocalStorage) is global and set once per process; the tracer stays this
+  // server's own, so several servers in one process (tests) keep their spans apart.
+  useAsyncContext();
   const tracer = provider.getTracer('user-records');
   return {
     startRequest: (method, headers) => requestSpan(tracer, method, headers),
