@@ -52,9 +52,11 @@ $(INSTALLED): package.json package-lock.json $(NODE_BIN)
 	npm ci --no-audit --no-fund
 	@touch $@ $(RUNTIME)
 
+# A tree that had everything installed gets everything again: make build never takes away make test's tools.
 $(RUNTIME): package.json package-lock.json $(NODE_BIN)
 	@if [ -f $(INSTALLED) ] && [ $(INSTALLED) -nt package.json ] && [ $(INSTALLED) -nt package-lock.json ] \
 	  $(if $(NODE_BIN),&& [ $(INSTALLED) -nt $(NODE_BIN) ]); then touch $@; \
+	elif [ -f $(INSTALLED) ]; then $(MAKE) --no-print-directory install && touch $@; \
 	else npm ci --omit=dev --no-audit --no-fund && touch $@; fi
 
 $(BUILT): $(RUNTIME) $(SOURCES)

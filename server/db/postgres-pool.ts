@@ -82,6 +82,9 @@ export function createPostgresPool(url: string, size: number, timeouts: StoreTim
   return {
     connect: async () => watched(await pool.connect()) as unknown as PostgresPoolClient,
     end: () => pool.end(),
+    // The connection settings, which Kysely reads for a control connection (none is made: the service never
+    // cancels a query through Kysely).
+    options: pool.options,
     // One statement on a watched connection, for callers outside Kysely (the shared rate-limit counts).
     async query(config: pg.QueryConfig) {
       const client = watched(await pool.connect());

@@ -1,4 +1,5 @@
-import type { ColumnDefinitionBuilder, Kysely, Migration, MigrationProvider } from 'kysely';
+import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
+import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as createUsers from './2026-11-21-01-create-users.js';
 import * as createIdempotencyKeys from './2026-11-21-02-create-idempotency-keys.js';
 import * as addIdempotencyKeyOwner from './2026-11-23-01-add-idempotency-key-owner.js';
