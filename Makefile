@@ -38,7 +38,7 @@ BUILT := dist/.built
 SOURCES := $(shell find server generated -name '*.ts') openapi/user-records.yaml tsconfig.json tsconfig.build.json scripts/copy-contract.mjs
 JEST_FLAGS ?=
 
-.PHONY: help install chromium generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean
+.PHONY: help install chromium container-tools image generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -70,6 +70,30 @@ install: $(INSTALLED) ## Install dependencies (npm ci) when package-lock.json ch
 chromium: ## Install Chromium for the browser tests, if missing
 	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi
+
+# Debian's podman (with runc, buildah and debootstrap, which make the base image on a machine that reaches no
+# image registry) for make image and the container tests. Installed when missing and apt-get can run as root;
+# otherwise those tests say they are skipped (CI=true: they fail).
+CONTAINER_TOOLS := podman runc buildah debootstrap
+container-tools: ## Install podman and what the image build needs, if missing
+	@if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null; then \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CONTAINER_TOOLS) >/dev/null; fi; fi
+
+# The image: localhost/user-records-service:latest and :<version>. The base (node:24-bookworm-slim) is used as
+# it is when podman has it (podman pull it first to use the official one); otherwise it is made here
+# (scripts/node-base-image.sh). deploy/containers.conf keeps podman from raising RLIMIT_NOFILE, which some
+# virtual machines refuse. The build reads the machine's CA bundle for npm (a network that presents its own
+# certificate authority); it goes into no layer of the image.
+IMAGE ?= localhost/user-records-service
+VERSION = $(shell node -p 'require("./package.json").version')
+PODMAN = CONTAINERS_CONF=$(CURDIR)/deploy/containers.conf podman
+image: container-tools ## Build the container image (localhost/user-records-service:latest and :VERSION)
+	CONTAINERS_CONF=$(CURDIR)/deploy/containers.conf scripts/node-base-image.sh node:24-bookworm-slim
+	$(PODMAN) build --pull=never --format docker --network host \
+	  $(if $(wildcard /etc/ssl/certs/ca-certificates.crt),-v /etc/ssl/certs:/etc/ssl/certs:ro --build-arg NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt) \
+	  --build-arg VERSION=$(VERSION) --build-arg REVISION=$$(git rev-parse HEAD 2>/dev/null || echo unknown) \
+	  -t $(IMAGE):latest -t $(IMAGE):$(VERSION) -f Containerfile .
 
 generate: $(INSTALLED) ## Regenerate generated/ from openapi/user-records.yaml
 	scripts/generate.sh generated
@@ -109,7 +133,7 @@ sandbox: build ## The real service on an in-memory store with test controls (htt
 	PORT='$(SANDBOX_PORT)' DATABASE_URL='sqlite::memory:' SANDBOX=true SANDBOX_LATENCY_MS='$(SANDBOX_LATENCY_MS)' \
 	exec npm start --silent
 
-test: check-generated lint typecheck build chromium ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
+test: check-generated lint typecheck build chromium container-tools ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
 
 bench: $(INSTALLED) build ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/

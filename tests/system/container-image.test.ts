@@ -1,0 +1,126 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describeScenarios } from '../scenarios/user-records.scenarios.js';
+import { buildUserInput } from '../support/builders.js';
+import { BASE_IMAGE, buildImage, describeWithPodman, IMAGE, podman, startContainer, type Container } from '../support/podman.js';
+
+// The container image as operators run it (make image, then podman run): the acceptance scenarios on a SQLite
+// volume with a read-only root, data kept across containers, podman stop draining in-flight requests, and an
+// image that holds only what runs, as an unprivileged user.
+
+const credentials = { username: 'admin', password: 'container-test-pass' };
+const volumes: string[] = [];
+const containers: string[] = [];
+
+async function newVolume(): Promise<string> {
+  const name = `user-records-test-${process.pid}-${volumes.length}`;
+  await podman('volume', 'create', name);
+  volumes.push(name);
+  return name;
+}
+async function start(options: Parameters<typeof startContainer>[0]): Promise<Container> {
+  const container = await startContainer(options);
+  containers.push(container.id);
+  return container;
+}
+const inspect = (id: string, format: string) => podman('inspect', id, '--format', format);
+
+describeWithPodman('the container image', () => {
+  beforeAll(() => buildImage(), 600_000);
+  afterAll(async () => {
+    for (const id of containers) await podman('rm', '-f', id).catch(() => undefined);
+    for (const name of volumes) await podman('volume', 'rm', '-f', name).catch(() => undefined);
+  }, 60_000);
+
+  test('adds at most 150 MB to its base, and holds no sources, compiler, dev dependencies or build secrets', async () => {
+    const added = Number(await podman('image', 'inspect', IMAGE, '--format', '{{.Size}}')) - Number(await podman('image', 'inspect', BASE_IMAGE, '--format', '{{.Size}}'));
+    console.log(`the image adds ${(added / 1e6).toFixed(1)} MB to ${BASE_IMAGE}`);
+    expect(added).toBeLessThanOrEqual(150e6);
+    const listing = await podman('run', '--rm', '--entrypoint', 'sh', IMAGE, '-c', 'ls /app /app/node_modules /app/node_modules/.bin; find /app -name "*.ts" ! -name "*.d.ts" -not -path "*/node_modules/*"');
+    const names = listing.split(/\s+/);
+    expect(names).toEqual(expect.arrayContaining(['dist', 'node_modules', 'package.json', 'koa', 'better-sqlite3']));
+    for (const absent of ['server', 'tests', 'openapi', 'generated', 'typescript', '@types', 'jest', 'msw', '@stoplight', 'tsc', 'Containerfile', '.git']) expect(names).not.toContain(absent);
+    expect(listing).not.toMatch(/\.ts$/m);
+    const history = await podman('history', '--no-trunc', '--format', '{{.CreatedBy}}', IMAGE);
+    const environment = await podman('image', 'inspect', IMAGE, '--format', '{{json .Config.Env}}');
+    for (const secret of ['NODE_EXTRA_CA_CERTS', 'PASSWORD']) {
+      expect(history).not.toContain(secret);
+      expect(environment).not.toContain(secret);
+    }
+  });
+
+  test('says what it is, runs as an unprivileged user, and answers its health check', async () => {
+    const labels = JSON.parse(await podman('image', 'inspect', IMAGE, '--format', '{{json .Config.Labels}}')) as Record<string, string>;
+    const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+    expect(labels).toMatchObject({ 'org.opencontainers.image.title': 'user-records-service', 'org.opencontainers.image.version': version });
+    expect(labels['org.opencontainers.image.revision']).toBe(execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim());
+    expect(await podman('image', 'inspect', IMAGE, '--format', '{{.Config.User}}')).toBe('node');
+    const container = await start({ volume: await newVolume() });
+    expect(await podman('exec', container.id, 'id', '-u')).toBe('1000');
+    // The health check the image declares, run as the runtime runs it.
+    await expect(podman('healthcheck', 'run', container.id)).resolves.toBeDefined();
+    expect(await container.logs()).toContain('"url":"http://0.0.0.0:3000"');
+  });
+
+  test('keeps its data on the volume across podman rm and a new container', async () => {
+    const volume = await newVolume();
+    const first = await start({ volume });
+    const created = await fetch(`${first.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
+    expect(created.status).toBe(201);
+    const user = await created.json() as { id: number };
+    await podman('stop', first.id);
+    await podman('rm', first.id);
+    const second = await start({ volume });
+    expect(await (await fetch(`${second.url}/users/${user.id}`)).json()).toEqual(user);
+    expect(await (await fetch(`${second.url}/users`)).json()).toEqual([user]);
+  });
+
+  test('podman stop under steady load answers every request the service received, and exits 0', async () => {
+    const container = await start({ volume: await newVolume(), env: { LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: '5000', RATE_LIMIT_WRITES_PER_MINUTE: '0' } });
+    const answered = new Map<string, number>();
+    let sequence = 0;
+    let stopped = false;
+    const client = async () => {
+      while (!stopped) {
+        const id = `load-${++sequence}`;
+        const write = sequence % 2 === 0;
+        try {
+          const response = await fetch(`${container.url}/users${write ? '' : '?limit=5'}`, {
+            method: write ? 'POST' : 'GET',
+            headers: { 'x-request-id': id, 'content-type': 'application/json' },
+            body: write ? JSON.stringify(buildUserInput()) : undefined,
+          });
+          await response.arrayBuffer();
+          answered.set(id, response.status);
+        } catch {
+          // Refused or reset once the service stopped accepting: checked below against what it received.
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+    };
+    const clients = Array.from({ length: 10 }, client);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const stopping = Date.now();
+    await podman('stop', '--time', '20', container.id);
+    console.log(`podman stop took ${Date.now() - stopping} ms`);
+    stopped = true;
+    await Promise.all(clients);
+    expect(await inspect(container.id, '{{.State.ExitCode}}')).toBe('0');
+    const logs = (await container.logs()).split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string; requestId?: string; signal?: string });
+    expect(logs.some((entry) => entry.msg === 'shutting down' && entry.signal === 'SIGTERM')).toBe(true);
+    // The load's requests (the readiness poll before it has ids of the service's own).
+    const received = logs.filter((entry) => entry.msg === 'request received' && entry.requestId?.startsWith('load-')).map((entry) => entry.requestId!);
+    const completed = new Set(logs.filter((entry) => entry.msg === 'request').map((entry) => entry.requestId!));
+    expect(received.length).toBeGreaterThan(50);
+    expect(received.filter((id) => !completed.has(id) || !answered.has(id))).toEqual([]);
+    expect(new Set(answered.values())).toEqual(new Set([200, 201]));
+  }, 60_000);
+
+  describe('the acceptance scenarios, on a SQLite volume with a read-only root', () => {
+    let container: Container;
+    beforeAll(async () => {
+      container = await start({ volume: await newVolume(), env: { SEED_DEMO_DATA: 'true' } });
+    }, 60_000);
+    describeScenarios('server', () => ({ baseUrl: container.url, credentials }));
+  });
+});
