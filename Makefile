@@ -38,7 +38,7 @@ BUILT := dist/.built
 SOURCES := $(shell find server generated -name '*.ts') openapi/user-records.yaml tsconfig.json tsconfig.build.json scripts/copy-contract.mjs
 JEST_FLAGS ?=
 
-.PHONY: help install chromium container-tools image generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean
+.PHONY: help install chromium container-tools pooler-tools image generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -71,14 +71,20 @@ chromium: ## Install Chromium for the browser tests, if missing
 	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi
 
-# Debian's podman (with runc, buildah and debootstrap, which make the base image on a machine that reaches no
-# image registry) for make image and the container tests. Installed when missing and apt-get can run as root;
-# otherwise those tests say they are skipped (CI=true: they fail).
-CONTAINER_TOOLS := podman runc buildah debootstrap
-container-tools: ## Install podman and what the image build needs, if missing
-	@if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null; then \
+# Debian packages the tests drive, installed when a command is missing and apt-get can run as root; otherwise
+# those tests say they are skipped (CI=true: they fail). $(call debian,<commands>,<packages>)
+debian = @if ! (for c in $(1); do command -v $$c >/dev/null || exit 1; done); then \
 	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CONTAINER_TOOLS) >/dev/null; fi; fi
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; fi; fi
+
+# podman, with runc, buildah and debootstrap (which makes the base image on a machine that reaches no image
+# registry), for make image and the container tests.
+container-tools: ## Install podman and what the image build needs, if missing
+	$(call debian,podman debootstrap,podman runc buildah debootstrap)
+
+# PgBouncer, in front of PostgreSQL in the tests of transaction pooling.
+pooler-tools: ## Install PgBouncer for its tests, if missing
+	$(call debian,pgbouncer,pgbouncer)
 
 # The image: localhost/user-records-service:latest and :<version>. The base (node:24-bookworm-slim) is used as
 # it is when podman has it (podman pull it first to use the official one); otherwise it is made here
@@ -133,7 +139,7 @@ sandbox: build ## The real service on an in-memory store with test controls (htt
 	PORT='$(SANDBOX_PORT)' DATABASE_URL='sqlite::memory:' SANDBOX=true SANDBOX_LATENCY_MS='$(SANDBOX_LATENCY_MS)' \
 	exec npm start --silent
 
-test: check-generated lint typecheck build chromium container-tools ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
+test: check-generated lint typecheck build chromium container-tools pooler-tools ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
 
 bench: $(INSTALLED) build ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/

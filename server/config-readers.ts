@@ -22,10 +22,16 @@ export const readDatabaseUrl: Reader<DatabaseConfig> = (raw) => {
     return filename === '' ? invalid('must name a file after "sqlite:"') : { kind: 'sqlite', filename };
   }
   if (/^postgres(ql)?:\/\//.test(raw)) {
-    return URL.canParse(raw) ? { kind: 'postgres', url: raw, poolSize: 0 } : invalid('is not a valid URL');
+    return URL.canParse(raw) ? { kind: 'postgres', url: raw, poolSize: 0, poolMode: 'session' } : invalid('is not a valid URL');
   }
   return invalid('must be sqlite:<path>, sqlite::memory: or postgres://user@host:port/database');
 };
+
+/** How the connections reach PostgreSQL: sessions of their own, or through a pooler in transaction mode. */
+export const POOL_MODES = ['session', 'transaction'] as const;
+export type PoolMode = (typeof POOL_MODES)[number];
+export const readPoolMode: Reader<PoolMode> = (raw) =>
+  (POOL_MODES as readonly string[]).includes(raw) ? (raw as PoolMode) : invalid(`must be one of ${POOL_MODES.join(', ')}`);
 
 /** A whole number in the given range, written in plain decimal. */
 export function integerIn(min: number, max: number): Reader<number> {

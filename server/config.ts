@@ -18,18 +18,30 @@ import {
   readNonEmpty,
   readOrigins,
   readPasswordHash,
+  readPoolMode,
   readKeyPrefix,
   readRedisUrl,
   readUsername,
   readWorkers,
   type LogLevel,
+  type PoolMode,
   type Reader,
 } from './config-readers.js';
 
 /** Where the store lives, parsed from `DATABASE_URL` (and `DATABASE_POOL_SIZE` for PostgreSQL). */
 export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly filename: string }
-  | { readonly kind: 'postgres'; readonly url: string; readonly poolSize: number };
+  | {
+      readonly kind: 'postgres';
+      readonly url: string;
+      readonly poolSize: number;
+      /**
+       * `session`: each connection is a session of the service's own (directly, or a pooler in session mode).
+       * `transaction`: a pooler in transaction mode (PgBouncer) stands between: timeouts are set in each
+       * transaction, never at connect or for a session, and no statement is prepared by name.
+       */
+      readonly poolMode: PoolMode;
+    };
 
 /** Bounds on waiting for the store, so that a dead or blackholed database becomes 503 answers, not hangs. */
 export interface StoreTimeouts {
@@ -181,10 +193,12 @@ export function loadConfig(env: Env): Config {
   }
   const database = read('DATABASE_URL', readDatabaseUrl, 'sqlite:./data/users.sqlite');
   const poolSize = read('DATABASE_POOL_SIZE', integerIn(1, 1000), '10');
+  const poolMode = read('DATABASE_POOL_MODE', readPoolMode, 'session');
+  if (env.DATABASE_POOL_MODE !== undefined && database?.kind === 'sqlite') problems.push('DATABASE_POOL_MODE applies to PostgreSQL only (DATABASE_URL names SQLite)');
   const config: Config = {
     port: read('PORT', integerIn(0, 65535), '3000'),
     host: read('HOST', readNonEmpty, '127.0.0.1'),
-    database: database?.kind === 'postgres' ? { ...database, poolSize } : database,
+    database: database?.kind === 'postgres' ? { ...database, poolSize, poolMode } : database,
     storeTimeouts: {
       statementMs: read('DATABASE_STATEMENT_TIMEOUT_MS', integerIn(100, 600_000), '5000'),
       connectMs: read('DATABASE_CONNECT_TIMEOUT_MS', integerIn(100, 600_000), '5000'),

@@ -6,10 +6,11 @@ import { Kysely, PostgresDialect, sql, type Dialect, type KyselyConfig, type Raw
 import { Migrator } from 'kysely/migration';
 import type { QueryEvent } from '../tracing.js';
 import type { DatabaseConfig, StoreTimeouts } from '../config.js';
+import type { PoolMode } from '../config-readers.js';
 import { groupCommit, type Write } from './group-commit.js';
 import { migrationProvider, type SqlFlavour } from './migrations/index.js';
 import { postgresOutage, sqliteOutage, StoreFault } from './outage.js';
-import { createPostgresPool, type ConnectionFault } from './postgres-pool.js';
+import { createPostgresPool, refusedStartupParameter, type ConnectionFault } from './postgres-pool.js';
 import { MultiProcessSqliteDialect, withStatementCache } from './sqlite-dialect.js';
 import { postgresCounters, type SharedCounters } from './shared-counters.js';
 import type { Tables } from './tables.js';
@@ -81,6 +82,14 @@ interface DialectSupport {
   readonly dialect: Dialect;
   /** A dialect of its own for migrations, whose statements may take longer than requests' (undefined: `dialect`'s). */
   migrationDialect?(): Dialect;
+  /**
+   * Whether the migrations, the migration lock included, run in one transaction the service opens. Kysely
+   * takes a session's advisory lock, then runs the migrations in a transaction, then unlocks: three
+   * statements that a pooler in transaction mode may send through three server sessions, leaving the lock
+   * held in one that other clients then get. Inside one transaction all of it is one server session, and
+   * the lock is released before the commit. (SQLite's DDL is not transactional in Kysely's terms.)
+   */
+  readonly migratesInOneTransaction: boolean;
   readonly flavour: SqlFlavour;
   outage(error: unknown): string | undefined;
   /** Checks beyond `select 1` that tell whether writes would succeed. */
@@ -180,6 +189,7 @@ function sqlite(filename: string, timeouts: StoreTimeouts): DialectSupport {
   database.pragma(`busy_timeout = ${timeouts.statementMs}`);
   return {
     dialect: new MultiProcessSqliteDialect({ database: withStatementCache(database) }, database),
+    migratesInOneTransaction: false,
     flavour: {
       // AUTOINCREMENT: an id, once deleted, is never handed out again (https://www.sqlite.org/autoinc.html).
       generatedIntegerKey: (column) => column.autoIncrement(),
@@ -298,12 +308,13 @@ const postgresSearchIndex: SearchIndex = {
   },
 };
 
-function postgres(url: string, poolSize: number, timeouts: StoreTimeouts, onFault: ConnectionFault): DialectSupport {
-  const pool = createPostgresPool(url, poolSize, timeouts, onFault);
+function postgres(url: string, poolSize: number, poolMode: PoolMode, timeouts: StoreTimeouts, onFault: ConnectionFault): DialectSupport {
+  const pool = createPostgresPool(url, poolSize, timeouts, onFault, poolMode);
   return {
     dialect: new PostgresDialect({ pool }),
     // One connection, closed when the migrations are done.
-    migrationDialect: () => new PostgresDialect({ pool: createPostgresPool(url, 1, { ...timeouts, statementMs: MIGRATION_STATEMENT_MS }, onFault) }),
+    migrationDialect: () => new PostgresDialect({ pool: createPostgresPool(url, 1, { ...timeouts, statementMs: MIGRATION_STATEMENT_MS }, onFault, poolMode) }),
+    migratesInOneTransaction: true,
     sharedCounters: postgresCounters(pool),
     flavour: {
       // Identity columns are sequences: ids are never reused, even after a rollback or a delete.
@@ -362,7 +373,7 @@ function postgres(url: string, poolSize: number, timeouts: StoreTimeouts, onFaul
 function dialectSupport(config: DatabaseConfig, { timeouts = DEFAULT_TIMEOUTS, onConnectionFault = () => {} }: OpenOptions): DialectSupport {
   return config.kind === 'sqlite'
     ? sqlite(config.filename, timeouts)
-    : postgres(config.url, config.poolSize, timeouts, onConnectionFault);
+    : postgres(config.url, config.poolSize, config.poolMode, timeouts, onConnectionFault);
 }
 
 /**
@@ -370,9 +381,14 @@ function dialectSupport(config: DatabaseConfig, { timeouts = DEFAULT_TIMEOUTS, o
  * classifies requests' errors: the store is down, refuses, is starting or locked; undefined for anything else.
  */
 export function openingOutage(config: DatabaseConfig, error: unknown): string | undefined {
+  // A pooler that refuses the session's settings refuses them every time: no use waiting.
+  if (refusedStartupParameter(error) !== undefined) return undefined;
   const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
   return config.kind === 'postgres' ? postgresOutage(cause) : sqliteOutage(cause);
 }
+
+/** The transaction lock PostgreSQL's migrations run under (any number; "user-records" in ASCII). */
+const MIGRATION_LOCK = 0x7573657273n;
 
 /** Opens the database named by the configuration and brings its schema up to date. */
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
@@ -384,8 +400,18 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     try {
       const migrationTableSchema = await support.migrationSchema(migrating);
       const provider = migrationProvider(support.flavour);
-      const { error } = await new Migrator({ db: migrating, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) }).migrateToLatest();
-      if (error) throw error;
+      const migrate = async (on: Kysely<Tables>) => {
+        const { error } = await new Migrator({ db: on, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) }).migrateToLatest();
+        if (error) throw error;
+      };
+      await (support.migratesInOneTransaction
+        ? migrating.transaction().execute(async (transaction) => {
+            // Before Kysely checks for its tables: instances that start together would otherwise create them at
+            // once, and the loser's error, which Kysely expects and checks, aborts this transaction.
+            await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(transaction);
+            await migrate(transaction);
+          })
+        : migrate(migrating));
     } finally {
       if (migrating !== db) await migrating.destroy();
     }

@@ -1,6 +1,7 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { StoreTimeouts } from '../config.js';
+import type { PoolMode } from '../config-readers.js';
 import { postgresOutage } from './outage.js';
 
 /** What the pool reports: a connection that failed, once per connection, with its outage code. */
@@ -16,7 +17,33 @@ export const APPLICATION_NAME = 'user-records';
  */
 export const NETWORK_GRACE_MS = 1000;
 
-function poolOptions(url: string, size: number, timeouts: StoreTimeouts): pg.PoolConfig {
+/**
+ * The session settings the service's statements run under. With its own sessions they are startup parameters,
+ * sent once per connection. A pooler in transaction mode (PgBouncer) refuses those (`unsupported startup
+ * parameter`), and a session SET there would leak to whichever client gets that server connection next: they
+ * are set with SET LOCAL in each transaction instead, and end with it.
+ */
+function sessionSettings(timeouts: StoreTimeouts) {
+  return {
+    statement_timeout: timeouts.statementMs,
+    // A transaction left open by a vanished client must not hold its locks for long.
+    idle_in_transaction_session_timeout: timeouts.statementMs,
+  };
+}
+
+/**
+ * The startup parameter a pooler refused ("unsupported startup parameter: statement_timeout", as PgBouncer in
+ * transaction mode answers a connection of the `session` pool mode), anywhere in the error's causes.
+ */
+export function refusedStartupParameter(error: unknown): string | undefined {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    const refused = /unsupported startup parameter: (\w+)/.exec(cause.message)?.[1];
+    if (refused) return refused;
+  }
+  return undefined;
+}
+
+function poolOptions(url: string, size: number, timeouts: StoreTimeouts, mode: PoolMode): pg.PoolConfig {
   return {
     connectionString: url,
     max: size,
@@ -24,9 +51,7 @@ function poolOptions(url: string, size: number, timeouts: StoreTimeouts): pg.Poo
     // Bounds both opening a connection and waiting for a free one.
     connectionTimeoutMillis: timeouts.connectMs,
     idleTimeoutMillis: timeouts.idleMs,
-    statement_timeout: timeouts.statementMs,
-    // A transaction left open by a vanished client must not hold its locks for long.
-    idle_in_transaction_session_timeout: timeouts.statementMs,
+    ...(mode === 'session' ? sessionSettings(timeouts) : {}),
     query_timeout: timeouts.statementMs + NETWORK_GRACE_MS,
     // Node 20 (libuv 1.46) sets TCP_KEEPIDLE to this delay, then probes every second, 10 times (seen with
     // strace): a peer gone without a word is noticed about 10 s after the delay, even on an idle connection.
@@ -48,8 +73,9 @@ function poolOptions(url: string, size: number, timeouts: StoreTimeouts): pg.Poo
  *   makes the pool destroy it and open a fresh connection when one is needed: the pool heals by itself.
  *   Until then its later queries (Kysely's ROLLBACK) fail at once with the same error.
  */
-export function createPostgresPool(url: string, size: number, timeouts: StoreTimeouts, onFault: ConnectionFault): WatchedPool {
-  const pool = new pg.Pool(poolOptions(url, size, timeouts));
+export function createPostgresPool(url: string, size: number, timeouts: StoreTimeouts, onFault: ConnectionFault, mode: PoolMode = 'session'): WatchedPool {
+  const pool = new pg.Pool(poolOptions(url, size, timeouts, mode));
+  const setLocal = Object.entries(sessionSettings(timeouts)).map(([name, value]) => `set local ${name} = ${value}`).join('; ');
   const reported = new WeakSet<pg.Client>();
   const report = (client: pg.Client, error: unknown) => {
     if (reported.has(client)) return;
@@ -76,7 +102,41 @@ export function createPostgresPool(url: string, size: number, timeouts: StoreTim
       }
     };
     // Only the (sql, parameters) and (config) forms of query: the service never asks Kysely for a cursor.
-    return { query, release: () => client.release(failure) };
+    return { query: mode === 'session' ? query : inTransactions(query), release: () => client.release(failure) };
+  }
+
+  /**
+   * Transaction mode: every statement runs in a transaction that begins with the session settings (SET
+   * LOCAL): Kysely's own transactions get them right after their BEGIN (one round trip: BEGIN and the SETs
+   * go as one simple query); a statement on its own is wrapped in one (two round trips more). Statements
+   * prepared by name (rate-limiter-flexible's) go unnamed: a named one lives in one server session, which
+   * another client may get next ("prepared statement already exists").
+   */
+  function inTransactions(query: (text: string | pg.QueryConfig, parameters?: readonly unknown[]) => Promise<pg.QueryResult>) {
+    let open = false;
+    return async (given: string | pg.QueryConfig, parameters?: readonly unknown[]) => {
+      const unnamed = typeof given === 'string' ? given : { ...given, name: undefined };
+      const text = typeof given === 'string' ? given : given.text;
+      if (/^\s*(begin|start\s+transaction)\b/i.test(text)) {
+        const result = await query(`${text}; ${setLocal}`);
+        open = true;
+        return Array.isArray(result) ? result[0] : result;
+      }
+      if (/^\s*(commit|end|rollback|abort)\s*$/i.test(text)) {
+        open = false;
+        return query(unnamed, parameters);
+      }
+      if (open) return query(unnamed, parameters);
+      await query(`begin; ${setLocal}`);
+      try {
+        const result = await query(unnamed, parameters);
+        await query('commit');
+        return result;
+      } catch (error) {
+        await query('rollback').catch(() => undefined);
+        throw error;
+      }
+    };
   }
 
   return {

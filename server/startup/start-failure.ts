@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
+import { refusedStartupParameter } from '../db/postgres-pool.js';
 import type { Logger } from '../logger.js';
 
 // What stops the service from starting, said in one line a person can act on: the setting to change, or what
@@ -26,10 +27,18 @@ function listenFailure(error: unknown, config: Pick<Config, 'port' | 'host'>): s
   }
 }
 
+/** The line for a pooler that refuses the settings a session of the service's own starts with. */
+function poolerFailure(error: unknown): string | undefined {
+  const parameter = refusedStartupParameter(error);
+  return parameter === undefined
+    ? undefined
+    : `Could not start: the database refused the startup parameter ${parameter}, as a pooler in transaction mode (PgBouncer) does. Set DATABASE_POOL_MODE=transaction, or connect to PostgreSQL itself.`;
+}
+
 /** The line to show for a failure to start, or undefined when the service cannot explain it (a bug: keep the stack). */
 export function startFailureLine(error: unknown, config: Pick<Config, 'port' | 'host'>): string | undefined {
   if (error instanceof StartFailure) return error.message;
-  return listenFailure(error, config);
+  return listenFailure(error, config) ?? poolerFailure(error);
 }
 
 /** Waits between tries to open a store that does not answer yet: 0.5 s, doubling, at most 5 s. */

@@ -212,8 +212,15 @@ describe('loadConfig', () => {
       kind: 'postgres',
       url: 'postgres://app@db:5432/users',
       poolSize: 10,
+      poolMode: 'session',
     });
     expect(loadConfig({ ...required, DATABASE_URL: 'postgresql://db/users', DATABASE_POOL_SIZE: '25' }).database).toMatchObject({ poolSize: 25 });
+  });
+
+  test('DATABASE_POOL_MODE=transaction is for a pooler in transaction mode in front of PostgreSQL', () => {
+    expect(loadConfig({ ...required, DATABASE_URL: 'postgres://app@pgbouncer:6432/users', DATABASE_POOL_MODE: 'transaction' }).database).toMatchObject({ poolMode: 'transaction' });
+    expect(problemsOf({ ...required, DATABASE_URL: 'postgres://app@pgbouncer:6432/users', DATABASE_POOL_MODE: 'statement' })).toEqual(['DATABASE_POOL_MODE must be one of session, transaction (got "statement")']);
+    expect(problemsOf({ ...required, DATABASE_POOL_MODE: 'transaction' })).toEqual(['DATABASE_POOL_MODE applies to PostgreSQL only (DATABASE_URL names SQLite)']);
   });
 
   test('reads the store timeouts; keepalive 0 turns it off', () => {
