@@ -79,6 +79,12 @@ export interface Config {
   readonly storeTimeouts: StoreTimeouts;
   /** How long start-up keeps trying to reach a store that does not answer yet, before it gives up. */
   readonly databaseStartTimeoutMs: number;
+  /**
+   * Whether a start brings the store's schema up to date (true), or only checks that it is (false: the
+   * operator runs `npm run migrate` before rolling out instances, and an instance refuses to start on a
+   * schema that lacks a migration it needs).
+   */
+  readonly migrateAtStart: boolean;
   readonly basicAuth: { readonly username: string; readonly secret: BasicSecret };
   /** Failed Basic attempts allowed per address (and per user name from one address) within the window. */
   readonly authThrottle: { readonly maxFailures: number; readonly windowMs: number };
@@ -164,10 +170,11 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const SECRETS = ['BASIC_AUTH_PASSWORD', 'BASIC_AUTH_PASSWORD_HASH', 'DATABASE_URL', 'REDIS_URL'];
 
-/** Reads and validates the configuration; throws a ConfigError naming each bad or missing variable. */
-export function loadConfig(env: Env): Config {
-  const problems: string[] = [];
-  function read<T>(name: string, reader: Reader<T>, fallback?: string): T {
+type Read = <T>(name: string, reader: Reader<T>, fallback?: string) => T;
+
+/** A reader of `env` that records each bad or missing variable in `problems`. */
+function readerOf(env: Env, problems: string[]): Read {
+  return <T>(name: string, reader: Reader<T>, fallback?: string): T => {
     const raw = env[name] ?? fallback;
     if (raw === undefined) {
       problems.push(`${name} is required but not set`);
@@ -179,7 +186,43 @@ export function loadConfig(env: Env): Config {
     const shown = SECRETS.includes(name) ? '' : ` (got ${JSON.stringify(raw)})`;
     problems.push(`${name} ${value.reason}${shown}`);
     return undefined as T;
-  }
+  };
+}
+
+/** What reaching and preparing the store takes: the server's, and `npm run migrate`'s whole configuration. */
+export type StoreConfig = Pick<Config, 'database' | 'storeTimeouts' | 'databaseStartTimeoutMs' | 'migrateAtStart' | 'logLevel'>;
+
+function readStoreConfig(env: Env, read: Read, problems: string[]): StoreConfig {
+  const database = read('DATABASE_URL', readDatabaseUrl, 'sqlite:./data/users.sqlite');
+  const poolSize = read('DATABASE_POOL_SIZE', integerIn(1, 1000), '10');
+  const poolMode = read('DATABASE_POOL_MODE', readPoolMode, 'session');
+  if (env.DATABASE_POOL_MODE !== undefined && database?.kind === 'sqlite') problems.push('DATABASE_POOL_MODE applies to PostgreSQL only (DATABASE_URL names SQLite)');
+  return {
+    database: database?.kind === 'postgres' ? { ...database, poolSize, poolMode } : database,
+    storeTimeouts: {
+      statementMs: read('DATABASE_STATEMENT_TIMEOUT_MS', integerIn(100, 600_000), '5000'),
+      connectMs: read('DATABASE_CONNECT_TIMEOUT_MS', integerIn(100, 600_000), '5000'),
+      idleMs: read('DATABASE_IDLE_TIMEOUT_MS', integerIn(1000, 3_600_000), '30000'),
+      keepAliveMs: read('DATABASE_KEEPALIVE_MS', integerIn(0, 3_600_000), '10000'),
+    },
+    databaseStartTimeoutMs: read('DATABASE_START_TIMEOUT_MS', integerIn(0, 3_600_000), '60000'),
+    migrateAtStart: read('MIGRATE_AT_START', readBoolean, 'true'),
+    logLevel: read('LOG_LEVEL', readLogLevel, 'info'),
+  };
+}
+
+/** Reads and validates what `npm run migrate` needs (no credentials); throws a ConfigError as loadConfig does. */
+export function loadStoreConfig(env: Env): StoreConfig {
+  const problems: string[] = [];
+  const config = readStoreConfig(env, readerOf(env, problems), problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}
+
+/** Reads and validates the configuration; throws a ConfigError naming each bad or missing variable. */
+export function loadConfig(env: Env): Config {
+  const problems: string[] = [];
+  const read = readerOf(env, problems);
   /** Exactly one of BASIC_AUTH_PASSWORD and BASIC_AUTH_PASSWORD_HASH. */
   function readSecret(): BasicSecret {
     const given = ['BASIC_AUTH_PASSWORD', 'BASIC_AUTH_PASSWORD_HASH'].filter((name) => env[name] !== undefined);
@@ -191,21 +234,10 @@ export function loadConfig(env: Env): Config {
       ? { kind: 'hash', hash: read('BASIC_AUTH_PASSWORD_HASH', readPasswordHash) }
       : { kind: 'password', password: read('BASIC_AUTH_PASSWORD', readNonEmpty) };
   }
-  const database = read('DATABASE_URL', readDatabaseUrl, 'sqlite:./data/users.sqlite');
-  const poolSize = read('DATABASE_POOL_SIZE', integerIn(1, 1000), '10');
-  const poolMode = read('DATABASE_POOL_MODE', readPoolMode, 'session');
-  if (env.DATABASE_POOL_MODE !== undefined && database?.kind === 'sqlite') problems.push('DATABASE_POOL_MODE applies to PostgreSQL only (DATABASE_URL names SQLite)');
   const config: Config = {
     port: read('PORT', integerIn(0, 65535), '3000'),
     host: read('HOST', readNonEmpty, '127.0.0.1'),
-    database: database?.kind === 'postgres' ? { ...database, poolSize, poolMode } : database,
-    storeTimeouts: {
-      statementMs: read('DATABASE_STATEMENT_TIMEOUT_MS', integerIn(100, 600_000), '5000'),
-      connectMs: read('DATABASE_CONNECT_TIMEOUT_MS', integerIn(100, 600_000), '5000'),
-      idleMs: read('DATABASE_IDLE_TIMEOUT_MS', integerIn(1000, 3_600_000), '30000'),
-      keepAliveMs: read('DATABASE_KEEPALIVE_MS', integerIn(0, 3_600_000), '10000'),
-    },
-    databaseStartTimeoutMs: read('DATABASE_START_TIMEOUT_MS', integerIn(0, 3_600_000), '60000'),
+    ...readStoreConfig(env, read, problems),
     basicAuth: { username: read('BASIC_AUTH_USERNAME', readUsername), secret: readSecret() },
     authThrottle: {
       maxFailures: read('AUTH_MAX_FAILURES', integerIn(1, 1_000_000), '10'),
@@ -239,7 +271,6 @@ export function loadConfig(env: Env): Config {
     basePath: read('BASE_PATH', readBasePath, ''),
     seedDemoData: read('SEED_DEMO_DATA', readBoolean, 'true'),
     usersFile: env.USERS_FILE === undefined || env.USERS_FILE === '' ? undefined : read('USERS_FILE', readNonEmpty),
-    logLevel: read('LOG_LEVEL', readLogLevel, 'info'),
     bodyLimitBytes: read('BODY_LIMIT_BYTES', integerIn(1, 10 * 1024 * 1024), String(DEFAULT_BODY_LIMIT_BYTES)),
     workers: read('WORKERS', readWorkers(availableParallelism()), '1'),
     idempotencyLockMs: read('IDEMPOTENCY_LOCK_SECONDS', integerIn(1, 3600), '30') * 1000,

@@ -21,6 +21,7 @@ import { createLimitReport } from './http/limits/limit-report.js';
 import { createLimiters } from './http/limits/limiter-store.js';
 import { answerClientError, MAX_HEADER_BYTES, refuseExpectation, refuseTunnel } from './http/protocol/raw-answers.js';
 import { createLogger, type Logger } from './logger.js';
+import { migrationLog } from './startup/migration-log.js';
 import { openWhenAnswering } from './startup/start-failure.js';
 import { readUsersFile } from './startup/users-file.js';
 import { DEMO_USERS } from './domain/demo-users.js';
@@ -64,7 +65,14 @@ const firstUsers = (config: Config, contract: () => Contract): readonly UserFiel
 async function openPreparedDatabase(config: Config, logger: Logger, users: readonly UserFields[], metrics?: Metrics, tracing?: Tracing): Promise<Database> {
   const onQuery = tracing?.onQuery;
   const database = await openWhenAnswering(
-    () => openDatabase(config.database, { timeouts: config.storeTimeouts, onConnectionFault: connectionFaults(logger, metrics), ...(onQuery ? { onQuery } : {}) }),
+    () =>
+      openDatabase(config.database, {
+        timeouts: config.storeTimeouts,
+        onConnectionFault: connectionFaults(logger, metrics),
+        ...(onQuery ? { onQuery } : {}),
+        migrations: config.migrateAtStart ? 'apply' : 'check',
+        onMigrated: migrationLog(logger),
+      }),
     (error) => openingOutage(config.database, error),
     config.databaseStartTimeoutMs,
     logger,

@@ -8,7 +8,8 @@ import type { QueryEvent } from '../tracing.js';
 import type { DatabaseConfig, StoreTimeouts } from '../config.js';
 import type { PoolMode } from '../config-readers.js';
 import { groupCommit, type Write } from './group-commit.js';
-import { migrationProvider, type SqlFlavour } from './migrations/index.js';
+import { MIGRATION_NAMES, migrationProvider, type SqlFlavour } from './migrations/index.js';
+import { StartFailure } from '../startup/start-failure.js';
 import { postgresOutage, sqliteOutage, StoreFault } from './outage.js';
 import { createPostgresPool, refusedStartupParameter, type ConnectionFault } from './postgres-pool.js';
 import { MultiProcessSqliteDialect, withStatementCache } from './sqlite-dialect.js';
@@ -68,6 +69,14 @@ const POSTGRES_KEY_TRIGRAMS = 6;
 
 /** How to open the store: its bounds, whom to tell when a connection fails, and when each query ends (tracing). */
 export interface OpenOptions {
+  /**
+   * `apply` (the default) brings the schema up to date; `check` only checks that it is, and fails with a
+   * StartFailure naming the migrations it lacks (MIGRATE_AT_START=false). Both fail on a schema that holds
+   * migrations this version does not know.
+   */
+  readonly migrations?: 'apply' | 'check';
+  /** Told the migrations a start applied, in order (none when the schema was up to date). */
+  readonly onMigrated?: (names: readonly string[]) => void;
   readonly timeouts?: StoreTimeouts;
   readonly onConnectionFault?: ConnectionFault;
   readonly onQuery?: (event: QueryEvent) => void;
@@ -387,6 +396,29 @@ export function openingOutage(config: DatabaseConfig, error: unknown): string | 
   return config.kind === 'postgres' ? postgresOutage(cause) : sqliteOutage(cause);
 }
 
+/**
+ * The migrations this version has that the store's schema lacks. Throws a StartFailure when the schema holds
+ * migrations this version does not know: a newer version migrated it, and this one would misread its tables.
+ */
+async function pendingMigrations(db: Kysely<Tables>): Promise<string[]> {
+  let applied: string[];
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    applied = rows.map((row) => row.name);
+  } catch (error) {
+    // A new store: Kysely's bookkeeping table is made by the first migration run. Anything else is an error.
+    if (!/kysely_migration" does not exist|no such table: kysely_migration/.test((error as Error).message)) throw error;
+    applied = [];
+  }
+  const unknown = applied.filter((name) => !MIGRATION_NAMES.includes(name)).sort();
+  if (unknown.length > 0) {
+    throw new StartFailure(
+      `Could not start: the store's schema is newer than this version of the service (it has migration${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}, which this version does not know). Run a version at least as new as the one that migrated it.`,
+    );
+  }
+  return MIGRATION_NAMES.filter((name) => !applied.includes(name));
+}
+
 /** The transaction lock PostgreSQL's migrations run under (any number; "user-records" in ASCII). */
 const MIGRATION_LOCK = 0x7573657273n;
 
@@ -400,24 +432,35 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     try {
       const migrationTableSchema = await support.migrationSchema(migrating);
       const provider = migrationProvider(support.flavour);
+      const pending = await pendingMigrations(migrating);
       const migrate = async (on: Kysely<Tables>) => {
-        const { error } = await new Migrator({ db: on, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) }).migrateToLatest();
+        const { error, results } = await new Migrator({ db: on, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) }).migrateToLatest();
         if (error) throw error;
+        options.onMigrated?.((results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName));
       };
-      await (support.migratesInOneTransaction
-        ? migrating.transaction().execute(async (transaction) => {
-            // Before Kysely checks for its tables: instances that start together would otherwise create them at
-            // once, and the loser's error, which Kysely expects and checks, aborts this transaction.
-            await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(transaction);
-            await migrate(transaction);
-          })
-        : migrate(migrating));
+      if (options.migrations === 'check') {
+        if (pending.length > 0) {
+          throw new StartFailure(
+            `Could not start: the store's schema lacks ${pending.length} migration${pending.length === 1 ? '' : 's'} this version needs (${pending.join(', ')}). Run npm run migrate with this version first, or start with MIGRATE_AT_START=true.`,
+          );
+        }
+      } else if (support.migratesInOneTransaction) {
+        await migrating.transaction().execute(async (transaction) => {
+          // Before Kysely checks for its tables: instances that start together would otherwise create them at
+          // once, and the loser's error, which Kysely expects and checks, aborts this transaction.
+          await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(transaction);
+          await migrate(transaction);
+        });
+      } else {
+        await migrate(migrating);
+      }
     } finally {
       if (migrating !== db) await migrating.destroy();
     }
     searchIndex = await support.searchIndex(db);
   } catch (error) {
     await db.destroy();
+    if (error instanceof StartFailure) throw error;
     throw new Error(`Could not prepare the database: ${(error as Error).message}`, { cause: error });
   }
   const probe = async () => {

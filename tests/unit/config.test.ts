@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       database: { kind: 'sqlite', filename: './data/users.sqlite' },
       storeTimeouts: { statementMs: 5000, connectMs: 5000, idleMs: 30_000, keepAliveMs: 10_000 },
       databaseStartTimeoutMs: 60_000,
+      migrateAtStart: true,
       basicAuth: { username: 'admin', secret: { kind: 'password', password: 's3cret' } },
       authThrottle: { maxFailures: 10, windowMs: 900_000 },
       hashChecks: { concurrency: 2, queue: 32 },

@@ -72,6 +72,9 @@ const migrations: Record<string, FlavouredMigration> = {
   '2026-11-25-03-add-name-order-indexes': addNameOrderIndexes,
 };
 
+/** The names of this version's migrations, in the order they run. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations).sort();
+
 /** Hands Kysely's Migrator the migrations compiled into the service, so no directory is scanned at run time. */
 export function migrationProvider(flavour: SqlFlavour): MigrationProvider {
   return {
