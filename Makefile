@@ -38,7 +38,7 @@ BUILT := dist/.built
 SOURCES := $(shell find server generated -name '*.ts') openapi/user-records.yaml tsconfig.json tsconfig.build.json scripts/copy-contract.mjs
 JEST_FLAGS ?=
 
-.PHONY: help install chromium container-tools pooler-tools image generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean
+.PHONY: help install chromium container-tools deploy-tools image generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -82,9 +82,9 @@ debian = @if ! (for c in $(1); do command -v $$c >/dev/null || exit 1; done); th
 container-tools: ## Install podman and what the image build needs, if missing
 	$(call debian,podman debootstrap,podman runc buildah debootstrap)
 
-# PgBouncer, in front of PostgreSQL in the tests of transaction pooling.
-pooler-tools: ## Install PgBouncer for its tests, if missing
-	$(call debian,pgbouncer,pgbouncer)
+# PgBouncer and HAProxy, the pooler and the proxy of the production topology's tests.
+deploy-tools: ## Install PgBouncer and HAProxy for the topology tests, if missing
+	$(call debian,pgbouncer haproxy,pgbouncer haproxy)
 
 # The image: localhost/user-records-service:latest and :<version>. The base (node:24-bookworm-slim) is used as
 # it is when podman has it (podman pull it first to use the official one); otherwise it is made here
@@ -139,7 +139,7 @@ sandbox: build ## The real service on an in-memory store with test controls (htt
 	PORT='$(SANDBOX_PORT)' DATABASE_URL='sqlite::memory:' SANDBOX=true SANDBOX_LATENCY_MS='$(SANDBOX_LATENCY_MS)' \
 	exec npm start --silent
 
-test: check-generated lint typecheck build chromium container-tools pooler-tools ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
+test: check-generated lint typecheck build chromium container-tools deploy-tools ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
 
 bench: $(INSTALLED) build ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { freePort } from '../support/prism.js';
+import { haproxyAvailable, startHAProxy, type HAProxy } from '../support/haproxy.js';
+import { requestFrom } from '../support/request-from.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { createTestStore, postgresAvailable, postgresQuery, type TestStore } from '../support/test-store.js';
+
+// The production topology, with real parts: instances on PostgreSQL sharing their limits through Redis,
+// behind HAProxy running deploy/haproxy.cfg (readiness checks on /readyz, TRUST_PROXY=1 for its
+// X-Forwarded-For); and a rolling restart of every instance under steady load.
+
+const redisAvailable = process.env.TEST_REDIS === 'available';
+const describeTopology = postgresAvailable && redisAvailable && haproxyAvailable() ? describe : describe.skip;
+const SLOTS = ['app1', 'app2', 'app3'] as const;
+type Slot = (typeof SLOTS)[number];
+
+async function until(condition: () => Promise<boolean>, what: string, withinMs = 15_000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describeTopology('two instances behind HAProxy, on PostgreSQL and Redis', () => {
+  let store: TestStore;
+  let proxy: HAProxy;
+  const ports = {} as Record<Slot, number>;
+  const running = new Map<Slot, ServerProcess>();
+  let env: Record<string, string>;
+  const startIn = async (slot: Slot, extra: Record<string, string> = {}) => {
+    running.set(slot, await startServerProcess(store, { ...env, ...extra, PORT: String(ports[slot]) }));
+  };
+
+  beforeEach(async () => {
+    store = await createTestStore('postgres');
+    for (const slot of SLOTS) ports[slot] = await freePort();
+    env = {
+      TRUST_PROXY: '1',
+      REDIS_URL: process.env.TEST_REDIS_URL!,
+      RATE_LIMIT_KEY_PREFIX: `topology-${randomBytes(4).toString('hex')}`,
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: '5000',
+    };
+    proxy = await startHAProxy({ APP1: `127.0.0.1:${ports.app1}`, APP2: `127.0.0.1:${ports.app2}`, APP3: `127.0.0.1:${ports.app3}` });
+  });
+  afterEach(async () => {
+    await proxy?.stop();
+    await Promise.all([...running.values()].map((server) => server.stop()));
+    running.clear();
+    await store.drop();
+  });
+
+  test('TRUST_PROXY=1 tells clients apart behind the proxy: one client\'s write limit, counted across both instances, is not another\'s', async () => {
+    const limits = { RATE_LIMIT_WRITES_PER_MINUTE: '3' };
+    await Promise.all([startIn('app1', limits), startIn('app2', limits)]);
+    await until(async () => (await proxy.server('app1')).status === 'UP' && (await proxy.server('app2')).status === 'UP', 'both instances up');
+    const write = (from: string, n: number) => requestFrom(`${proxy.url}/users`, { from, method: 'POST', json: { firstName: 'T', lastName: 'P', email: `tp-${from}-${n}@example.com` } });
+    const first: number[] = [];
+    // Round robin: the client's four writes go to both instances, which count them together in Redis.
+    for (let n = 0; n < 4; n++) first.push((await write('127.0.0.2', n)).status);
+    expect(first).toEqual([201, 201, 201, 429]);
+    expect((await write('127.0.0.3', 0)).status).toBe(201);
+  }, 60_000);
+
+  test('a rolling restart of every instance under steady load fails no request, loses no acknowledged write, and duplicates none', async () => {
+    await Promise.all([startIn('app1'), startIn('app2')]);
+    await until(async () => (await proxy.server('app1')).status === 'UP' && (await proxy.server('app2')).status === 'UP', 'both instances up');
+
+    // About 200 requests a second: reads, and creates that carry an Idempotency-Key.
+    const failures: string[] = [];
+    const acknowledged = new Map<string, number>();
+    let sent = 0;
+    const inFlight = new Set<Promise<void>>();
+    const one = async (n: number) => {
+      const write = n % 3 === 0;
+      const key = `rolling-${n}`;
+      try {
+        const response = await fetch(write ? `${proxy.url}/users` : `${proxy.url}/users/${1 + (n % 12)}`, {
+          method: write ? 'POST' : 'GET',
+          headers: write ? { 'Content-Type': 'application/json', 'Idempotency-Key': key } : {},
+          body: write ? JSON.stringify({ firstName: 'Roll', lastName: `Ing${n}`, email: `${key}@example.com` }) : undefined,
+        });
+        const body = (await response.json()) as { id?: number };
+        if (response.status !== (write ? 201 : 200)) failures.push(`${key}: ${response.status} ${JSON.stringify(body)}`);
+        else if (write) acknowledged.set(key, body.id!);
+      } catch (error) {
+        failures.push(`${key}: ${(error as Error).message} ${String((error as { cause?: unknown }).cause)}`);
+      }
+    };
+    const ticker = setInterval(() => {
+      for (let i = 0; i < 2; i++) {
+        const request = one(sent++);
+        inFlight.add(request);
+        void request.finally(() => inFlight.delete(request));
+      }
+    }, 10);
+
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Each instance in turn: a new one in the spare slot, up and ready; then the old one drained and stopped.
+      let spare: Slot = 'app3';
+      for (const old of ['app1', 'app2'] as const) {
+        await startIn(spare);
+        await proxy.command(`set server instances/${spare} state ready`);
+        await until(async () => (await proxy.server(spare)).status === 'UP', `${spare} up`);
+        await proxy.command(`set server instances/${old} state drain`);
+        await until(async () => (await proxy.server(old)).sessions === 0, `${old} drained`);
+        expect(await running.get(old)!.stop('SIGTERM')).toBe(0);
+        running.delete(old);
+        await proxy.command(`set server instances/${old} state maint`);
+        spare = old;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+    } finally {
+      clearInterval(ticker);
+      await Promise.all([...inFlight]);
+    }
+
+    console.log(`rolling restart: ${sent} requests, ${acknowledged.size} acknowledged writes, ${failures.length} failed`);
+    expect(sent).toBeGreaterThan(400);
+    expect(failures).toEqual([]);
+    const ids = [...acknowledged.values()];
+    const schema = new URL(store.url).searchParams.get('options')!.replace('-c search_path=', '');
+    const stored = await postgresQuery<{ id: number }>(`select id from ${schema}.users where id = any($1)`, [ids]);
+    expect(stored.length).toBe(ids.length);
+    const duplicated = await postgresQuery(`select email from ${schema}.users where email like 'rolling-%' group by email having count(*) > 1`);
+    expect(duplicated).toEqual([]);
+  }, 120_000);
+});
