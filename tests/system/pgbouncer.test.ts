@@ -92,6 +92,10 @@ describeBehindPgBouncer('behind PgBouncer in transaction mode', () => {
       // timeout only on the client's side would leave it waiting until the lock is released.
       const waiting = await locker.query(`select pid from pg_stat_activity where datname = $1 and wait_event_type = 'Lock'`, [store.database]);
       expect(waiting.rows).toEqual([]);
+      // The warning is written as the answer goes out: wait for the process's output to carry it.
+      for (let tries = 0; tries < 100 && !server!.output().includes('canceling statement due to statement timeout'); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       expect(server!.output()).toContain('canceling statement due to statement timeout');
     } finally {
       await locker.query('rollback').catch(() => undefined);
