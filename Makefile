@@ -145,6 +145,8 @@ test: check-generated lint typecheck build chromium container-tools deploy-tools
 bench: $(INSTALLED) build ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/
 	node bench/run.mjs
 	node bench/large-list.mjs
+	ROLLING_RESTART_REPORT=bench/results/rolling-restart.md NODE_OPTIONS=--experimental-vm-modules \
+	  node_modules/.bin/jest tests/system/topology.test.ts -t 'rolling restart'
 
 # The list audit of make test, on 1,000,000 users per store (about 15 minutes): every combination of list
 # parameters timed, the table in bench/results/list-audit-{sqlite,postgres}.md.
