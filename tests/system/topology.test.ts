@@ -4,16 +4,18 @@ import { freePort } from '../support/prism.js';
 import { haproxyAvailable, startHAProxy, type HAProxy } from '../support/haproxy.js';
 import { requestFrom } from '../support/request-from.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { createTestStore, postgresAvailable, postgresQuery, type TestStore } from '../support/test-store.js';
+import { pgbouncerAvailable, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
+import { postgresQuery, postgresSuperuserAvailable, type TestStore } from '../support/test-store.js';
 
-// The production topology, with real parts: instances on PostgreSQL sharing their limits through Redis,
-// behind HAProxy running deploy/haproxy.cfg (readiness checks on /readyz, TRUST_PROXY=1 for its
-// X-Forwarded-For); and a rolling restart of every instance under steady load.
+// The production topology, with real parts: instances on PostgreSQL through PgBouncer in transaction mode
+// (DATABASE_POOL_MODE=transaction), sharing their limits through Redis, behind HAProxy running
+// deploy/haproxy.cfg (readiness checks on /readyz, TRUST_PROXY=1 for its X-Forwarded-For); and a rolling
+// restart of every instance under steady load. A database per test (PgBouncer 1.18 refuses `options`).
 
 const redisAvailable = process.env.TEST_REDIS === 'available';
 /** Where `make bench` wants the rolling restart's counts (bench/results/rolling-restart.md); none in make test. */
 const REPORT = process.env.ROLLING_RESTART_REPORT;
-const describeTopology = postgresAvailable && redisAvailable && haproxyAvailable() ? describe : describe.skip;
+const describeTopology = postgresSuperuserAvailable && redisAvailable && haproxyAvailable() && pgbouncerAvailable() ? describe : describe.skip;
 const SLOTS = ['app1', 'app2', 'app3'] as const;
 type Slot = (typeof SLOTS)[number];
 
@@ -25,8 +27,10 @@ async function until(condition: () => Promise<boolean>, what: string, withinMs =
   }
 }
 
-describeTopology('two instances behind HAProxy, on PostgreSQL and Redis', () => {
+describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer, and Redis', () => {
   let store: TestStore;
+  let database: string;
+  let bouncer: PgBouncer;
   let proxy: HAProxy;
   const ports = {} as Record<Slot, number>;
   const running = new Map<Slot, ServerProcess>();
@@ -36,9 +40,13 @@ describeTopology('two instances behind HAProxy, on PostgreSQL and Redis', () => 
   };
 
   beforeEach(async () => {
-    store = await createTestStore('postgres');
+    bouncer = await startPgBouncer({ poolMode: 'transaction', poolSize: 4 });
+    database = `user_records_topology_${randomBytes(5).toString('hex')}`;
+    await postgresQuery(`create database ${database}`);
+    store = { dialect: 'postgres', url: bouncer.url(database), drop: async () => void (await postgresQuery(`drop database if exists ${database} with (force)`)) };
     for (const slot of SLOTS) ports[slot] = await freePort();
     env = {
+      DATABASE_POOL_MODE: 'transaction',
       TRUST_PROXY: '1',
       REDIS_URL: process.env.TEST_REDIS_URL!,
       RATE_LIMIT_KEY_PREFIX: `topology-${randomBytes(4).toString('hex')}`,
@@ -51,6 +59,7 @@ describeTopology('two instances behind HAProxy, on PostgreSQL and Redis', () => 
     await proxy?.stop();
     await Promise.all([...running.values()].map((server) => server.stop()));
     running.clear();
+    await bouncer?.stop();
     await store.drop();
   });
 
@@ -132,7 +141,8 @@ describeTopology('two instances behind HAProxy, on PostgreSQL and Redis', () => 
         [
           '# Rolling restart under load (`make bench`)',
           '',
-          'Two instances on PostgreSQL and Redis behind HAProxy (deploy/haproxy.cfg), each replaced in turn: a new one in the',
+          'Two instances on PostgreSQL (through PgBouncer in transaction mode) and Redis behind HAProxy (deploy/haproxy.cfg),',
+          'each replaced in turn: a new one in the',
           'spare slot, ready, the old one drained and stopped with SIGTERM (docs/deployment.md). Reads and keyed creates',
           'at about 200 requests a second, from 1.5 s before the first replacement to 1.5 s after the last.',
           '',
@@ -146,10 +156,11 @@ describeTopology('two instances behind HAProxy, on PostgreSQL and Redis', () => 
     expect(sent).toBeGreaterThan(400);
     expect(failures).toEqual([]);
     const ids = [...acknowledged.values()];
-    const schema = new URL(store.url).searchParams.get('options')!.replace('-c search_path=', '');
-    const stored = await postgresQuery<{ id: number }>(`select id from ${schema}.users where id = any($1)`, [ids]);
+    const direct = new URL(process.env.TEST_POSTGRES_URL!);
+    direct.pathname = `/${database}`;
+    const stored = await postgresQuery<{ id: number }>('select id from users where id = any($1)', [ids], direct.toString());
     expect(stored.length).toBe(ids.length);
-    const duplicated = await postgresQuery(`select email from ${schema}.users where email like 'rolling-%' group by email having count(*) > 1`);
+    const duplicated = await postgresQuery(`select email from users where email like 'rolling-%' group by email having count(*) > 1`, [], direct.toString());
     expect(duplicated).toEqual([]);
     if (REPORT) writeFileSync(REPORT, readFileSync(REPORT, 'utf8').replace('(checked below) | (checked below)', `${ids.length - stored.length} | ${duplicated.length}`));
   }, 120_000);
