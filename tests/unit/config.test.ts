@@ -203,6 +203,12 @@ describe('loadConfig', () => {
     }
   });
 
+  test('a sandbox has no write limit unless one is given', () => {
+    expect(loadConfig({ ...required, SANDBOX: 'true', DATABASE_URL: 'sqlite::memory:' }).writesPerMinute).toBe(0);
+    expect(loadConfig({ ...required, SANDBOX: 'true', DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_WRITES_PER_MINUTE: '5' }).writesPerMinute).toBe(5);
+    expect(loadConfig(required).writesPerMinute).toBe(600);
+  });
+
   test('SANDBOX runs in one process on SQLite', () => {
     expect(problemsOf({ ...required, SANDBOX: 'true', DATABASE_URL: 'postgres://u@localhost/db' })).toEqual(['SANDBOX runs on SQLite (sqlite::memory: or a file), not PostgreSQL']);
     expect(problemsOf({ ...required, SANDBOX: 'true', WORKERS: '2' })).toEqual(['SANDBOX runs in one process: its store is in memory (WORKERS must be 1)']);

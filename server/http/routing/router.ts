@@ -117,9 +117,11 @@ export function createRouter(deps: RouterDeps): Router {
   const sandbox = deps.config.sandbox !== undefined;
   for (const route of routes) {
     // A sandbox control is no route at all outside sandbox mode: 404, like any path the service does not have.
-    if (deps.contract.operation(route.operationId).sandboxOnly && !sandbox) continue;
+    const sandboxOnly = deps.contract.operation(route.operationId).sandboxOnly;
+    if (sandboxOnly && !sandbox) continue;
     const path = toKoaPath(route.path);
-    const limit = writes && WRITES.has(route.method) ? [writes] : [];
+    // A sandbox control (the reset) is no client's write: a test suite that reached the limit can still reset.
+    const limit = writes && WRITES.has(route.method) && !sandboxOnly ? [writes] : [];
     // In sandbox mode, `Prefer: code=` answers the contract's example before anything else runs.
     const preferred = sandbox ? [preferredExample(deps.contract, route)] : [];
     const chain = [named(route), ...preferred, ...limit, ...(route.hasBody ? [requireJson(route.bodyTypes), json] : [])];
