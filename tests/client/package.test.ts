@@ -14,16 +14,30 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const sut = useTestServer();
 let scratch: string;
+/** A second consumer, on msw's other major line: the peer range names both, and both are tried. */
+let scratchOnMsw3: string;
+/** msw 2 is the repository's own (devDependencies); this is the msw 3 the MSW entry is tried with. */
+const MSW_3 = 'msw@3.0.5';
+
+/** A fresh project with the packed client and one msw installed, as a frontend team's app would have them. */
+async function consumer(tarballDir: string, msw: string): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'client-consumer-'));
+  const tarball = readdirSync(tarballDir).find((name) => name.endsWith('.tgz'))!;
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(tarballDir, tarball), msw], { cwd: dir });
+  return dir;
+}
 
 beforeAll(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'client-consumer-'));
-  await run('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: join(root, 'client') });
-  const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'))!;
-  writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  const msw = `msw@${JSON.parse(readFileSync(join(root, 'node_modules/msw/package.json'), 'utf8')).version}`;
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`, msw], { cwd: scratch });
+  const packed = mkdtempSync(join(tmpdir(), 'client-tarball-'));
+  await run('npm', ['pack', '--silent', '--pack-destination', packed], { cwd: join(root, 'client') });
+  const msw2 = `msw@${JSON.parse(readFileSync(join(root, 'node_modules/msw/package.json'), 'utf8')).version}`;
+  [scratch, scratchOnMsw3] = await Promise.all([consumer(packed, msw2), consumer(packed, MSW_3)]);
+  rmSync(packed, { recursive: true, force: true });
 }, 180_000);
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => {
+  for (const dir of [scratch, scratchOnMsw3]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
 
 test('the packed client installs and works from plain JavaScript', async () => {
   writeFileSync(
@@ -103,9 +117,11 @@ export const wrongMethod = client.POST('/users/{id}', { params: { path: { id: 1 
   expect(failed).toContain(`Argument of type '"/users/{id}"' is not assignable to parameter of type '"/users/{id} is not a POST path of the User Records Service"'.`);
 });
 
-test('its MSW entry answers as the service, in a project that installed msw', async () => {
+test.each([['2', () => scratch], ['3', () => scratchOnMsw3]])('its MSW entry answers as the service, in a project that installed msw %s', async (major, project) => {
+  const dir = project();
+  expect(JSON.parse(readFileSync(join(dir, 'node_modules/msw/package.json'), 'utf8')).version).toMatch(new RegExp(`^${major}\\.`));
   writeFileSync(
-    join(scratch, 'mock.mjs'),
+    join(dir, 'mock.mjs'),
     `import { setupServer } from 'msw/node';
 import { createUserRecordsClient } from '@user-records/client';
 import { createMockHandlers } from '@user-records/client/msw';
@@ -124,7 +140,7 @@ server.close();
 console.log(JSON.stringify({ created: created.data, listed: listed.data.length, invalid: invalid.error, secret: secret.data, afterReset: afterReset.data.length }));
 `,
   );
-  const { stdout } = await run(process.execPath, ['mock.mjs'], { cwd: scratch });
+  const { stdout } = await run(process.execPath, ['mock.mjs'], { cwd: dir });
   expect(JSON.parse(stdout)).toEqual({
     created: { id: 13, firstName: 'Mocked', lastName: 'User', email: 'mocked@example.com' },
     listed: 13,
