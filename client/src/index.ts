@@ -53,7 +53,7 @@ export interface UserRecordsClientOptions {
   readonly baseUrl: string;
   /** Sent only to the operations whose security requires them (the protected resource). */
   readonly credentials?: BasicCredentials;
-  /** A fetch of your own (for tests, proxies, instrumentation); the global fetch by default. */
+  /** A fetch of your own (for tests, proxies, instrumentation); by default globalThis.fetch, as it is at each call. */
   readonly fetch?: (request: Request) => Promise<Response>;
   /** Headers sent with every request, e.g. `{ 'x-custom-header': 'value' }`. */
   readonly headers?: Record<string, string>;
@@ -88,7 +88,9 @@ export function basicAuthMiddleware(credentials: BasicCredentials): Middleware {
 export function createUserRecordsClient(options: UserRecordsClientOptions): UserRecordsClient {
   const client = createClient<paths>({
     baseUrl: options.baseUrl,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    // Looked up at each call, not once here: a client made when a module loads, before a test's MSW (or any
+    // other tool) replaces globalThis.fetch, still goes through it.
+    fetch: options.fetch ?? ((request: Request) => globalThis.fetch(request)),
     ...(options.headers ? { headers: options.headers } : {}),
   });
   if (options.credentials) client.use(basicAuthMiddleware(options.credentials));

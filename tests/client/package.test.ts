@@ -126,10 +126,11 @@ test.each([['2', () => scratch], ['3', () => scratchOnMsw3]])('its MSW entry ans
 import { createUserRecordsClient } from '@user-records/client';
 import { createMockHandlers } from '@user-records/client/msw';
 const baseUrl = 'http://api.test';
+// Made as a module would make it, before MSW replaces fetch: it must still be answered by the handlers.
+const client = createUserRecordsClient({ baseUrl, credentials: { username: 'admin', password: 'dev-password' } });
 const handlers = createMockHandlers({ baseUrl });
 const server = setupServer(...handlers);
 server.listen({ onUnhandledRequest: 'error' });
-const client = createUserRecordsClient({ baseUrl, credentials: { username: 'admin', password: 'dev-password' } });
 const created = await client.POST('/users', { body: { firstName: 'Mocked', lastName: 'User', email: 'mocked@example.com' } });
 const listed = await client.GET('/users');
 const invalid = await client.POST('/api/users', { body: { name: 'A B', email: 'nope' } });

@@ -209,7 +209,7 @@ test('a held answer ends when its client goes, rather than when its delay ends',
 });
 
 test('a reset is no write: with a write limit, a client that reached it can still reset', async () => {
-  await withTestServer({ env: { ...SANDBOX, RATE_LIMIT_WRITES_PER_MINUTE: '2' } }, async (server, api) => {
+  await withTestServer({ env: { ...SANDBOX, RATE_LIMIT_WRITES_PER_MINUTE: '2' } }, async (_server, api) => {
     const statuses: number[] = [];
     for (let n = 0; n < 3; n++) statuses.push((await api.post('/users', { firstName: 'L', lastName: 'Imit', email: `limit-${n}@example.com` })).status);
     expect(statuses).toEqual([201, 201, 429]);
