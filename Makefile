@@ -38,7 +38,7 @@ BUILT := dist/.built
 SOURCES := $(shell find server generated -name '*.ts') openapi/user-records.yaml tsconfig.json tsconfig.build.json scripts/copy-contract.mjs
 JEST_FLAGS ?=
 
-.PHONY: help install chromium container-tools deploy-tools image generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean
+.PHONY: help install contract-gate release-contract chromium container-tools deploy-tools image generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -107,6 +107,14 @@ generate: $(INSTALLED) ## Regenerate generated/ from openapi/user-records.yaml
 check-generated: $(INSTALLED) ## Fail when generated/ differs from what the contract generates
 	scripts/check-generated.sh
 
+contract-gate: $(INSTALLED) ## Breaking-change gate: the contract's changes since its last release against info.version
+	node scripts/contract-gate.mjs
+
+# After a release's contract is final: its changelog entry into openapi/CHANGELOG.md, and the contract into
+# openapi/released/ as the one the gate compares with from then on.
+release-contract: $(INSTALLED) ## Record the contract as released (changelog entry, openapi/released/)
+	node scripts/contract-gate.mjs --release
+
 lint: $(INSTALLED) ## Lint the contract with Spectral: spectral:oas and the OWASP API ruleset (.spectral.yaml)
 	node_modules/.bin/spectral lint openapi/user-records.yaml --ruleset .spectral.yaml --fail-severity warn
 
@@ -139,7 +147,7 @@ sandbox: build ## The real service on an in-memory store with test controls (htt
 	PORT='$(SANDBOX_PORT)' DATABASE_URL='sqlite::memory:' SANDBOX=true SANDBOX_LATENCY_MS='$(SANDBOX_LATENCY_MS)' \
 	exec npm start --silent
 
-test: check-generated lint typecheck build chromium container-tools deploy-tools ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
+test: check-generated contract-gate lint typecheck build chromium container-tools deploy-tools ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
 
 bench: $(INSTALLED) build ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/
