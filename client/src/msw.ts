@@ -25,6 +25,11 @@ export interface MockHandlersOptions {
    * USERS_FILE. Users that do not pass throw, naming each wrong user and field.
    */
   readonly users?: readonly unknown[];
+  /**
+   * Every answer held back this many milliseconds, or a number drawn from `[min, max]` each time, as
+   * `make sandbox SANDBOX_LATENCY_MS=200-800` does: to see loading states. A request's own `?delay=` wins.
+   */
+  readonly latency?: number | readonly [min: number, max: number];
 }
 
 /** The handlers, to give to `setupServer(...handlers)` or `setupWorker(...handlers)`, and their store's reset. */
@@ -36,7 +41,16 @@ export type MockHandlers = HttpHandler[] & {
 /** Operations for operators (health, readiness, metrics) are the server process's own; a mock has none to report. */
 const OPERATORS_ONLY = 'operations';
 
-export function createMockHandlers({ baseUrl, credentials = { username: 'admin', password: 'dev-password' }, users }: MockHandlersOptions): MockHandlers {
+/** The latency option as a range of whole milliseconds from 0 to 10 minutes; throws on anything else. */
+function latencyRange(latency: MockHandlersOptions['latency']): { min: number; max: number } {
+  const [min, max] = typeof latency === 'number' ? [latency, latency] : (latency ?? [0, 0]);
+  const fits = (ms: unknown) => Number.isInteger(ms) && (ms as number) >= 0 && (ms as number) <= 600_000;
+  if (!fits(min) || !fits(max) || min > max) throw new Error(`createMockHandlers: latency must be milliseconds from 0 to 600000, or [min, max] with min <= max (got ${JSON.stringify(latency)})`);
+  return { min, max };
+}
+
+export function createMockHandlers({ baseUrl, credentials = { username: 'admin', password: 'dev-password' }, users, latency }: MockHandlersOptions): MockHandlers {
+  const held = latencyRange(latency);
   const contract = loadContract();
   const first = users === undefined ? undefined : checkFirstUsers(users, contract);
   if (first !== undefined && 'problem' in first) throw new Error(`createMockHandlers: users ${first.problem}`);
@@ -55,6 +69,7 @@ export function createMockHandlers({ baseUrl, credentials = { username: 'admin',
     credentials,
     bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
     serves: (route) => !contract.operation(route.operationId).tags.includes(OPERATORS_ONLY),
+    latency: held,
   });
   // One handler for the service's requests: the dispatcher finds the operation as the server's router does.
   // The others stay unhandled, for MSW's onUnhandledRequest to decide (a page's own files load as ever).

@@ -122,6 +122,17 @@ test('delay holds the answer back; out of range it is a 400 at once', async () =
   expect(refused.body.errors).toEqual([{ path: '/delay', message: 'must be <= 10' }]);
 });
 
+test('latency holds every answer back, from a number or a range; a bad one throws at once', async () => {
+  mocks.use(...createMockHandlers({ baseUrl: 'http://slow.test', latency: [300, 400] }));
+  const started = performance.now();
+  expect((await fetch('http://slow.test/users/2')).status).toBe(200);
+  expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+  mocks.resetHandlers();
+  for (const latency of [-1, 1.5, [500, 100], 600_001] as const) {
+    expect(() => createMockHandlers({ baseUrl, latency: latency as number })).toThrow(/^createMockHandlers: latency must be milliseconds from 0 to 600000/);
+  }
+});
+
 test('Prefer answers the contract example without running the operation', async () => {
   const missing = await json('/users/2', { headers: { Prefer: 'code=404' } });
   expect(missing.response.status).toBe(404);

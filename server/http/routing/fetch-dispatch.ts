@@ -5,7 +5,7 @@ import { challenge, parseBasicAuthorization, type BasicCredentials } from '../au
 import type { Contract } from '../contract/contract.js';
 import { compileRequestValidator, type RawRequest } from '../contract/request-validation.js';
 import { asUriReference, classify, problemDocument } from '../errors/problem.js';
-import { answerDelay, hold } from '../sandbox/answer-delay.js';
+import { answerDelay, hold, type LatencyRange } from '../sandbox/answer-delay.js';
 import { examplePicker } from '../sandbox/preferred-example.js';
 import { isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
 import { allowOf, bodyTypeProblem, emptyBodyProblem, isEmptyBody, methodNotAllowed } from './request-checks.js';
@@ -27,6 +27,8 @@ export interface FetchDispatchOptions {
   readonly bodyLimitBytes: number;
   /** Which operations to serve; the others' paths are not this dispatcher's (it answers undefined). */
   readonly serves: (route: RouteDefinition) => boolean;
+  /** How long every answer is held back, drawn from the range each time (SANDBOX_LATENCY_MS); none by default. A request's own `delay` wins. */
+  readonly latency?: LatencyRange;
 }
 
 /** One route, compiled once: how to find it, check its requests and run it. */
@@ -107,7 +109,7 @@ export interface FetchDispatch {
 export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatch {
   const base = new URL(options.baseUrl);
   const basePath = base.pathname.replace(/\/$/, '');
-  const delayOf = answerDelay(options.contract, { min: 0, max: 0 });
+  const delayOf = answerDelay(options.contract, options.latency ?? { min: 0, max: 0 });
   const compiled: CompiledRoute[] = routes.filter(options.serves).map((route) => ({
     route,
     pattern: patternOf(route.path),
