@@ -1,13 +1,7 @@
 import cors from '@koa/cors';
 import type { Middleware } from 'koa';
 import helmet from 'koa-helmet';
-
-/** Headers a browser may read from a cross-origin response, beyond the CORS-safelisted ones. */
-const EXPOSED = ['ETag', 'Link', 'Location', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Request-Id', 'Idempotent-Replayed', 'X-Total-Count', 'X-Total-Count-Relation', 'Preference-Applied', 'traceparent'];
-/** Request headers a cross-origin caller may send. */
-// The request headers the contract names, and W3C trace context, which browser tracing (OpenTelemetry's web
-// instrumentation) sends and the service continues (tracing.ts).
-const ALLOWED = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id', 'x-custom-header', 'Custom-Header', 'Prefer', 'traceparent', 'tracestate'];
+import { ALLOWED, EXPOSED, LOCAL_ORIGIN, METHODS, PREFLIGHT_MAX_AGE } from './cors-policy.js';
 
 /**
  * The security headers of every response, fixed once: what the OWASP REST Security Cheat Sheet asks of a
@@ -34,8 +28,6 @@ export const securityHeaders: Middleware = (ctx, next) => {
 export const documentHeaders = (contentSecurityPolicy: Readonly<Record<string, string[]>>): Middleware =>
   helmet({ contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy }, frameguard: { action: 'deny' } });
 
-/** A page served from this machine during development: http(s) on localhost, 127.0.0.1 or [::1], any port. */
-const LOCAL_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
 
 /**
  * CORS for the listed browser origins only (and, in sandbox mode, any local development origin), with
@@ -48,10 +40,10 @@ export function corsFor(origins: readonly string[], { localDevelopment = false }
   const admits = (origin: string) => allowed.has(origin) || (localDevelopment && LOCAL_ORIGIN.test(origin));
   const handle = cors({
     origin: (ctx) => (admits(ctx.get('Origin')) ? ctx.get('Origin') : ''),
-    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowMethods: METHODS,
     allowHeaders: ALLOWED,
     exposeHeaders: EXPOSED,
-    maxAge: 600,
+    maxAge: PREFLIGHT_MAX_AGE,
   });
   return (ctx, next) => {
     if (ctx.req.headers.origin !== undefined) return handle(ctx, next);
