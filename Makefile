@@ -121,6 +121,7 @@ lint: $(INSTALLED) ## Lint the contract with Spectral: spectral:oas and the OWAS
 typecheck: $(INSTALLED) ## Strict type check of everything, and of the client as browser code
 	node_modules/.bin/tsc --noEmit
 	node_modules/.bin/tsc --noEmit -p client/tsconfig.json
+	node_modules/.bin/tsc --noEmit -p client/tsconfig.node.json
 
 build: $(BUILT) ## Compile the server to dist/ (when a source changed)
 

@@ -1,12 +1,6 @@
 import { http, type HttpHandler } from 'msw';
-import { createMemoryRepository } from '../../server/db/memory.repository.js';
-import { createUserService } from '../../server/domain/user.service.js';
-import { createHandlers } from '../../server/handlers/index.js';
-import { loadContract } from '../../server/http/contract/contract.js';
-import { createFetchDispatch } from '../../server/http/routing/fetch-dispatch.js';
-import { DEFAULT_BODY_LIMIT_BYTES } from '../../server/http/routing/request-checks.js';
-import { checkFirstUsers } from '../../server/startup/first-users.js';
 import type { BasicCredentials } from './index.js';
+import { createInMemoryService } from './service.js';
 
 // `@user-records/client/msw`: MSW handlers that answer as the service does, because they run the service's
 // own handlers, domain, request checks and validation, over an in-memory store that starts as the 12 demo
@@ -38,41 +32,10 @@ export type MockHandlers = HttpHandler[] & {
   reset(): void;
 };
 
-/** Operations for operators (health, readiness, metrics) are the server process's own; a mock has none to report. */
-const OPERATORS_ONLY = 'operations';
-
-/** The latency option as a range of whole milliseconds from 0 to 10 minutes; throws on anything else. */
-function latencyRange(latency: MockHandlersOptions['latency']): { min: number; max: number } {
-  const [min, max] = typeof latency === 'number' ? [latency, latency] : (latency ?? [0, 0]);
-  const fits = (ms: unknown) => Number.isInteger(ms) && (ms as number) >= 0 && (ms as number) <= 600_000;
-  if (!fits(min) || !fits(max) || min > max) throw new Error(`createMockHandlers: latency must be milliseconds from 0 to 600000, or [min, max] with min <= max (got ${JSON.stringify(latency)})`);
-  return { min, max };
-}
-
-export function createMockHandlers({ baseUrl, credentials = { username: 'admin', password: 'dev-password' }, users, latency }: MockHandlersOptions): MockHandlers {
-  const held = latencyRange(latency);
-  const contract = loadContract();
-  const first = users === undefined ? undefined : checkFirstUsers(users, contract);
-  if (first !== undefined && 'problem' in first) throw new Error(`createMockHandlers: users ${first.problem}`);
-  const repository = createMemoryRepository(new Date().toISOString(), first?.users);
-  const restoreDemoData = async () => repository.restoreDemoData(new Date().toISOString());
-  const handlers = createHandlers({
-    users: createUserService(repository),
-    basePath: new URL(baseUrl).pathname.replace(/\/$/, ''),
-    renderMetrics: () => Promise.reject(new Error('the MSW handlers do not serve /metrics')),
-    sandbox: { restoreDemoData },
-  });
-  const dispatch = createFetchDispatch({
-    contract,
-    handlers,
-    baseUrl,
-    credentials,
-    bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
-    serves: (route) => !contract.operation(route.operationId).tags.includes(OPERATORS_ONLY),
-    latency: held,
-  });
+export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
+  const { dispatch, reset } = createInMemoryService(options, 'createMockHandlers');
   // One handler for the service's requests: the dispatcher finds the operation as the server's router does.
   // The others stay unhandled, for MSW's onUnhandledRequest to decide (a page's own files load as ever).
   const all = [http.all(({ request }) => dispatch.handles(request), ({ request }) => dispatch.answer(request))];
-  return Object.assign(all, { reset: () => void restoreDemoData() });
+  return Object.assign(all, { reset: () => void reset() });
 }

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,3 +71,28 @@ console.log(JSON.stringify({ status: created.response.status, id, refused: refus
   const { stdout } = await run(process.execPath, ['--experimental-strip-types', 'users.test.ts'], { cwd: app });
   expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ status: 201, id: 13, refused: 422, problem: 'urn:user-records:problem:validation-failed' });
 }, 120_000);
+
+test('the installed package runs the sandbox: npx user-records-sandbox, no clone, no native build', async () => {
+  const child = spawn(join(app, 'node_modules/.bin/user-records-sandbox'), ['--port', '0', '--latency', '0'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let printed = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        printed += chunk.toString();
+        const listening = /"url":"([^"]+)"/.exec(printed);
+        if (listening) resolve(listening[1]!);
+      });
+      child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+      child.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}:\n${printed}`)));
+    });
+    expect(await (await fetch(`${url}/users/2`)).json()).toMatchObject({ id: 2, firstName: 'Tobias' });
+    expect((await fetch(`${url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ firstName: 'N', lastName: 'Px', email: 'npx@example.com' }) })).status).toBe(201);
+    const reset = await fetch(`${url}/__sandbox/reset`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(reset.status).toBe(204);
+    expect(await (await fetch(`${url}/users`)).json()).toHaveLength(12);
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited).toBe(0);
+}, 60_000);

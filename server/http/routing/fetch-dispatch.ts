@@ -8,7 +8,7 @@ import { asUriReference, classify, problemDocument } from '../errors/problem.js'
 import { answerDelay, hold, type LatencyRange } from '../sandbox/answer-delay.js';
 import { examplePicker } from '../sandbox/preferred-example.js';
 import { isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
-import { allowOf, bodyTypeProblem, emptyBodyProblem, isEmptyBody, methodNotAllowed } from './request-checks.js';
+import { allowOf, bodyTypeProblem, emptyBodyProblem, isEmptyBody, methodNotAllowed, noRoute } from './request-checks.js';
 
 // The service's operations over WHATWG Request and Response, without a server: what the MSW handlers of the
 // client package run, in Node and in browsers. The steps are the Koa router's, in its order, and each is the
@@ -104,6 +104,8 @@ export interface FetchDispatch {
   handles(request: Request): boolean;
   /** The service's answer to one of its requests. */
   answer(request: Request): Promise<Response>;
+  /** The answer to a request that is not the service's, where nothing else would answer it: a 404 problem naming where the API reference is. */
+  notFound(request: Request, reference: string): Response;
 }
 
 export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatch {
@@ -177,5 +179,9 @@ export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatc
     await hold(ms, request.signal);
     return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
   }
-  return { handles, answer };
+  const notFound = (request: Request, reference: string) => {
+    const { pathname } = new URL(request.url);
+    return problemResponse(noRoute(request.method, pathname, reference), pathname);
+  };
+  return { handles, answer, notFound };
 }

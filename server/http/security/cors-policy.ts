@@ -15,3 +15,24 @@ export const PREFLIGHT_MAX_AGE = 600;
 
 /** A page served from this machine during development: http(s) on localhost, 127.0.0.1 or [::1], any port. */
 export const LOCAL_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
+
+/**
+ * The sandbox's CORS over fetch: local development origins only, as the server in sandbox mode admits them.
+ * A preflight from such an origin is answered here (undefined otherwise: the request goes on); `headers` are
+ * the ones to add to the answer.
+ */
+export function localOriginCors(request: Request): { readonly preflight?: Response; readonly headers: Record<string, string> } {
+  const origin = request.headers.get('origin');
+  if (origin === null || !LOCAL_ORIGIN.test(origin)) return { headers: origin === null ? {} : { Vary: 'Origin' } };
+  const headers = { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' };
+  if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) {
+    return {
+      preflight: new Response(null, {
+        status: 204,
+        headers: { ...headers, 'Access-Control-Allow-Methods': METHODS.join(','), 'Access-Control-Allow-Headers': ALLOWED.join(','), 'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE) },
+      }),
+      headers,
+    };
+  }
+  return { headers: { ...headers, 'Access-Control-Expose-Headers': EXPOSED.join(',') } };
+}

@@ -1,0 +1,150 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import { localOriginCors } from '../../server/http/security/cors-policy.js';
+import type { BasicCredentials } from '../src/index.js';
+import { createInMemoryService } from '../src/service.js';
+
+// `npx user-records-sandbox`: the sandbox without cloning the repository. The same in-memory service the MSW
+// handlers run (the service's own handlers, domain, checks and validation; POST /__sandbox/reset, `delay`,
+// `Prefer: code=`), served over node:http, with the sandbox's CORS for pages on this machine. No native
+// module, no database: only what the client package already holds.
+
+/** Options of startSandbox. */
+export interface SandboxOptions {
+  readonly port?: number;
+  readonly host?: string;
+  readonly credentials?: BasicCredentials;
+  readonly users?: readonly unknown[];
+  readonly latency?: number | readonly [min: number, max: number];
+}
+
+/** A running sandbox: where it listens, and how to stop it. */
+export interface Sandbox {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** The request as fetch sees it; aborted when the client goes away before its answer. */
+function requestOf(req: IncomingMessage, res: ServerResponse, origin: string): Request {
+  const aborted = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) aborted.abort();
+  });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  return new Request(new URL(req.url ?? '/', origin), {
+    method: req.method ?? 'GET',
+    headers,
+    signal: aborted.signal,
+    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: 'half' } : {}),
+  } as RequestInit);
+}
+
+async function send(response: Response, res: ServerResponse): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  res.writeHead(response.status, headers);
+  if (response.body === null) return void res.end();
+  await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), res);
+}
+
+/** Starts the sandbox; resolves once it listens (port 0: a free one, named in `url`). */
+export async function startSandbox({ port = 4011, host = '127.0.0.1', credentials, users, latency }: SandboxOptions = {}): Promise<Sandbox> {
+  let origin = '';
+  let service: ReturnType<typeof createInMemoryService> | undefined;
+  const server: Server = createServer((req, res) => {
+    const request = requestOf(req, res, origin);
+    const cors = localOriginCors(request);
+    const answered = cors.preflight
+      ? Promise.resolve(cors.preflight)
+      : service!.dispatch.handles(request)
+        ? service!.dispatch.answer(request)
+        : Promise.resolve(service!.dispatch.notFound(request, 'https://www.npmjs.com/package/@user-records/client'));
+    answered
+      .then((response) => {
+        for (const [name, value] of Object.entries(cors.headers)) response.headers.set(name, value);
+        return send(response, res);
+      })
+      .catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as { port: number };
+  origin = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  service = createInMemoryService({ baseUrl: origin, ...(credentials ? { credentials } : {}), ...(users ? { users } : {}), ...(latency !== undefined ? { latency } : {}) }, 'user-records-sandbox');
+  return {
+    url: origin,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+const USAGE = `user-records-sandbox [--port 4011] [--host 127.0.0.1] [--users users.json] [--latency 200-800] [--username admin --password dev-password]`;
+
+/** The command: reads the command line, starts the sandbox; exits 1 with one line on anything it cannot use. */
+export async function main(): Promise<void> {
+  const fail = (line: string): never => {
+    console.error(`user-records-sandbox: ${line}\n  ${USAGE}`);
+    process.exit(1);
+  };
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string', default: '4011' },
+        host: { type: 'string', default: '127.0.0.1' },
+        users: { type: 'string' },
+        latency: { type: 'string' },
+        username: { type: 'string', default: 'admin' },
+        password: { type: 'string', default: 'dev-password' },
+        help: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  if (values.help) {
+    console.log(`${USAGE}\n  The User Records Service's sandbox on an in-memory store: POST /__sandbox/reset, ?delay=, Prefer: code=.`);
+    return;
+  }
+  const port = Number(values.port);
+  if (!/^\d+$/.test(values.port) || port > 65535) fail(`--port must be a port number from 0 to 65535 (got ${values.port})`);
+  const latency = values.latency === undefined ? undefined : /^(\d+)(?:-(\d+))?$/.exec(values.latency);
+  if (latency === null) fail(`--latency must be milliseconds, or a range such as 200-800 (got ${values.latency})`);
+  let users: unknown;
+  if (values.users !== undefined) {
+    try {
+      users = JSON.parse(readFileSync(values.users, 'utf8'));
+    } catch (error) {
+      fail(`--users ${values.users}: ${(error as Error).message}`);
+    }
+    if (!Array.isArray(users)) fail(`--users ${values.users} must hold a JSON array of users`);
+  }
+  try {
+    const sandbox = await startSandbox({
+      port,
+      host: values.host,
+      credentials: { username: values.username, password: values.password },
+      ...(users ? { users: users as unknown[] } : {}),
+      ...(latency ? { latency: [Number(latency[1]), Number(latency[2] ?? latency[1])] as const } : {}),
+    });
+    console.log(JSON.stringify({ url: sandbox.url, msg: 'user records sandbox listening' }));
+    const stop = () => void sandbox.close().then(() => process.exit(0));
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+}
+
