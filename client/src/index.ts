@@ -97,3 +97,58 @@ export function createUserRecordsClient(options: UserRecordsClientOptions): User
   // The same methods, typed so that an unknown path is an error that names it.
   return client as unknown as UserRecordsClient;
 }
+
+/** The lists `pages` follows: shape A's numbered pages and shape B's list. */
+export type ListPath = '/api/users' | '/users';
+/** The query of a list, as its GET takes it. */
+export type ListQuery<P extends ListPath> = NonNullable<paths[P]['get']['parameters']['query']>;
+/** One page of a list: its users, in the shape of the path, and the response they came in. */
+export interface Page<P extends ListPath> {
+  readonly items: P extends '/api/users' ? components['schemas']['DemoUser'][] : components['schemas']['User'][];
+  readonly response: Response;
+}
+
+/** A problem the service answered where a helper needed data: its body, and the response. */
+export class UserRecordsProblem extends Error {
+  override readonly name = 'UserRecordsProblem';
+  constructor(
+    readonly problem: Problem,
+    readonly response: Response,
+  ) {
+    super(`${response.status} ${problem.title}${problem.detail ? `: ${problem.detail}` : ''}`);
+  }
+}
+
+/** The target of a `Link` header's `rel="next"`, if it has one. */
+function nextLink(response: Response): string | undefined {
+  for (const part of (response.headers.get('link') ?? '').split(/,(?=\s*<)/)) {
+    const match = /^\s*<([^>]*)>\s*;(.*)$/.exec(part);
+    const relations = match ? (/;\s*rel="?([^";]*)"?/i.exec(`;${match[2]}`)?.[1] ?? '').split(/\s+/) : [];
+    if (relations.includes('next')) return match![1];
+  }
+  return undefined;
+}
+
+/**
+ * Every page of a list, in order: the first as `query` asks, then each `Link: rel="next"` the answers give,
+ * until one gives none. Shape B's list is one page unless `limit` is set. Ends too at a next page already
+ * read (a mock such as Prism offers the same one on every answer) and after `maxPages` (1,000). A problem
+ * answer throws a UserRecordsProblem.
+ *
+ *     for await (const { items } of pages(client, '/users', { limit: 100 })) render(items);
+ */
+export async function* pages<P extends ListPath>(client: UserRecordsClient, path: P, query?: ListQuery<P>, { maxPages = 1000 }: { maxPages?: number } = {}): AsyncGenerator<Page<P>, void, undefined> {
+  const followed = new Set<string>();
+  let params: Record<string, unknown> = { ...(query ?? {}) };
+  for (let read = 0; read < maxPages; read++) {
+    const result = (await client.GET(path as '/users', { params: { query: params } } as never)) as { data?: unknown; error?: Problem; response: Response };
+    if (result.error !== undefined) throw new UserRecordsProblem(result.error, result.response);
+    const items = (path === '/api/users' ? (result.data as { data: unknown[] }).data : result.data) as Page<P>['items'];
+    yield { items, response: result.response };
+    const next = nextLink(result.response);
+    if (next === undefined || followed.has(next)) return;
+    followed.add(next);
+    params = Object.fromEntries(new URL(next, result.response.url || 'http://service.invalid').searchParams);
+  }
+}
+

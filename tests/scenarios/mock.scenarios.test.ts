@@ -1,3 +1,4 @@
+import { createUserRecordsClient, pages } from '../../client/src/index.js';
 import { startPrism, type PrismProcess } from '../support/prism.js';
 import { describeScenarios } from './user-records.scenarios.js';
 
@@ -21,6 +22,16 @@ describe('where Prism is not the server (docs/frontend.md)', () => {
     const res = await fetch(`${prism.url}/api/users?page=6`);
     await res.arrayBuffer();
     expect(res.headers.get('link')).toContain('rel="next"');
+  });
+
+  test('the client\'s pages() still ends: it stops at a next page it has read', async () => {
+    const client = createUserRecordsClient({ baseUrl: prism.url });
+    let read = 0;
+    for await (const { items } of pages(client, '/api/users', { per_page: 6 })) {
+      expect(items).toHaveLength(6);
+      read++;
+    }
+    expect(read).toBe(2);
   });
 
   test('every create says Idempotent-Replayed: true, with no Idempotency-Key', async () => {

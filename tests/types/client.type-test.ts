@@ -1,4 +1,4 @@
-import { createUserRecordsClient, type Problem } from '../../client/src/index.js';
+import { createUserRecordsClient, pages, type Problem } from '../../client/src/index.js';
 
 // Compiled by `tsc --noEmit` (make test), never run: each @ts-expect-error must meet a real type error,
 // so misuse of the client that compiles, or a directive that no longer fires, fails the type check.
@@ -9,6 +9,16 @@ export async function typeTests(): Promise<void> {
   // A string id.
   // @ts-expect-error id is an integer
   await client.GET('/users/{id}', { params: { path: { id: '2' } } });
+
+  // pages() follows lists only, with their own query.
+  // @ts-expect-error /users/{id} is no list
+  pages(client, '/users/{id}');
+  // @ts-expect-error shape B's list has no per_page (shape A's does)
+  pages(client, '/users', { per_page: 5 });
+  for await (const { items } of pages(client, '/api/users', { per_page: 5 })) {
+    // @ts-expect-error shape A's users have first_name, not firstName
+    void items[0]?.firstName;
+  }
 
   // A missing e-mail, in either shape.
   // @ts-expect-error email is required
