@@ -40,6 +40,12 @@ interface CompiledRoute {
   readonly handler: AnyHandler;
 }
 
+/** A function made by `make` the first time it is called, then called as made. */
+function onFirstUse<A extends unknown[], R>(make: () => (...args: A) => R): (...args: A) => R {
+  let made: ((...args: A) => R) | undefined;
+  return (...args) => (made ??= make())(...args);
+}
+
 /** The parameters of a path template as a pattern: `/users/{id}` → `^/users/(?<id>[^/]+)$`. */
 const patternOf = (path: string) => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, '(?<$1>[^/]+)')}$`);
 
@@ -115,8 +121,9 @@ export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatc
   const compiled: CompiledRoute[] = routes.filter(options.serves).map((route) => ({
     route,
     pattern: patternOf(route.path),
-    validate: compileRequestValidator(options.contract, route.operationId, { sandbox: true }),
-    pick: examplePicker(options.contract, route),
+    // Compiled when the route is first asked for: a test that calls three operations compiles three.
+    validate: onFirstUse(() => compileRequestValidator(options.contract, route.operationId, { sandbox: true })),
+    pick: onFirstUse(() => examplePicker(options.contract, route)),
     handler: options.handlers[route.operationId] as AnyHandler,
   }));
 
