@@ -108,19 +108,20 @@ test('network failures throw', async () => {
   await expect(client.GET('/users')).rejects.toThrow();
 });
 
-test('pages() follows Link next to the end, in either shape, and throws a list\'s problem', async () => {
-  const client = createUserRecordsClient({ baseUrl: sut.server.url });
-  const sizes = async <P extends ListPath>(path: P, query: ListQuery<P>) => {
-    const seen: number[][] = [];
-    for await (const { items, response } of pages(client, path, query)) {
-      expect(response.status).toBe(200);
-      seen.push(items.map((user) => user.id));
-    }
-    return seen;
-  };
-  expect(await sizes('/users', { limit: 5 })).toEqual([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12]]);
-  expect(await sizes('/api/users', { per_page: 5 })).toEqual([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12]]);
-  expect(await sizes('/users', {})).toEqual([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]]);
-  const failing = pages(client, '/api/users', { per_page: 101 });
-  await expect(failing.next()).rejects.toMatchObject({ name: 'UserRecordsProblem', response: { status: 400 }, problem: { type: 'urn:user-records:problem:invalid-parameter' } });
-});
+test('pages() follows Link next to the end, in either shape, and throws a list\'s problem', () =>
+  withTestServer({}, async (server) => {
+    const client = createUserRecordsClient({ baseUrl: server.url });
+    const sizes = async <P extends ListPath>(path: P, query: ListQuery<P>) => {
+      const seen: number[][] = [];
+      for await (const { items, response } of pages(client, path, query)) {
+        expect(response.status).toBe(200);
+        seen.push(items.map((user) => user.id));
+      }
+      return seen;
+    };
+    expect(await sizes('/users', { limit: 5 })).toEqual([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12]]);
+    expect(await sizes('/api/users', { per_page: 5 })).toEqual([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12]]);
+    expect(await sizes('/users', {})).toEqual([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]]);
+    const failing = pages(client, '/api/users', { per_page: 101 });
+    await expect(failing.next()).rejects.toMatchObject({ name: 'UserRecordsProblem', response: { status: 400 }, problem: { type: 'urn:user-records:problem:invalid-parameter' } });
+  }));
