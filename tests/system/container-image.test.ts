@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describeScenarios } from '../scenarios/user-records.scenarios.js';
 import { buildUserInput } from '../support/builders.js';
+import { loggedRequests, logEntries, startIdentifiedLoad } from '../support/identified-load.js';
 import { BASE_IMAGE, buildImage, describeWithPodman, IMAGE, podman, startContainer, type Container } from '../support/podman.js';
 
 // The container image as operators run it (make image, then podman run): the acceptance scenarios on a SQLite
@@ -77,43 +78,20 @@ describeWithPodman('the container image', () => {
 
   test('podman stop under steady load answers every request the service received, and exits 0', async () => {
     const container = await start({ volume: await newVolume(), env: { LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: '5000', RATE_LIMIT_WRITES_PER_MINUTE: '0' } });
-    const answered = new Map<string, number>();
-    let sequence = 0;
-    let stopped = false;
-    const client = async () => {
-      while (!stopped) {
-        const id = `load-${++sequence}`;
-        const write = sequence % 2 === 0;
-        try {
-          const response = await fetch(`${container.url}/users${write ? '' : '?limit=5'}`, {
-            method: write ? 'POST' : 'GET',
-            headers: { 'x-request-id': id, 'content-type': 'application/json' },
-            body: write ? JSON.stringify(buildUserInput()) : undefined,
-          });
-          await response.arrayBuffer();
-          answered.set(id, response.status);
-        } catch {
-          // Refused or reset once the service stopped accepting: checked below against what it received.
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-      }
-    };
-    const clients = Array.from({ length: 10 }, client);
+    const load = startIdentifiedLoad(container.url, { clients: 10, readPath: '/users?limit=5' });
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const stopping = Date.now();
     await podman('stop', '--time', '20', container.id);
     console.log(`podman stop took ${Date.now() - stopping} ms`);
-    stopped = true;
-    await Promise.all(clients);
+    await load.stop();
     expect(await inspect(container.id, '{{.State.ExitCode}}')).toBe('0');
-    const logs = (await container.logs()).split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string; requestId?: string; signal?: string });
-    expect(logs.some((entry) => entry.msg === 'shutting down' && entry.signal === 'SIGTERM')).toBe(true);
+    const output = await container.logs();
+    expect(logEntries(output).some((entry) => entry.msg === 'shutting down' && entry.signal === 'SIGTERM')).toBe(true);
     // The load's requests (the readiness poll before it has ids of the service's own).
-    const received = logs.filter((entry) => entry.msg === 'request received' && entry.requestId?.startsWith('load-')).map((entry) => entry.requestId!);
-    const completed = new Set(logs.filter((entry) => entry.msg === 'request').map((entry) => entry.requestId!));
+    const { received, completed } = loggedRequests(output);
     expect(received.length).toBeGreaterThan(50);
-    expect(received.filter((id) => !completed.has(id) || !answered.has(id))).toEqual([]);
-    expect(new Set(answered.values())).toEqual(new Set([200, 201]));
+    expect(received.filter((id) => !completed.has(id) || !load.answered.has(id))).toEqual([]);
+    expect(new Set(load.answered.values())).toEqual(new Set([200, 201]));
   }, 60_000);
 
   describe('the acceptance scenarios, on a SQLite volume with a read-only root', () => {

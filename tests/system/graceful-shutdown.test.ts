@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { buildUserInput } from '../support/builders.js';
+import { loggedRequests, startIdentifiedLoad } from '../support/identified-load.js';
 import { startServerProcess } from '../support/server-process.js';
 import { createTestStore, type TestStore } from '../support/test-store.js';
 
@@ -13,45 +13,20 @@ afterEach(() => store.drop());
 
 test('SIGTERM during steady load fails no request that was in flight, and exits 0', async () => {
   const server = await startServerProcess(store, { SHUTDOWN_TIMEOUT_MS: '5000' });
-  const answered = new Map<string, number>();
-  const failed: string[] = [];
-  let sequence = 0;
-  let stopped = false;
-  const client = async () => {
-    while (!stopped) {
-      const id = `load-${++sequence}`;
-      const write = sequence % 2 === 0;
-      try {
-        const response = await fetch(`${server.url}/users${write ? '' : '/1'}`, {
-          method: write ? 'POST' : 'GET',
-          headers: { 'x-request-id': id, 'content-type': 'application/json' },
-          body: write ? JSON.stringify(buildUserInput()) : undefined,
-        });
-        await response.arrayBuffer();
-        answered.set(id, response.status);
-      } catch (error) {
-        failed.push(id);
-        // Refused: the server no longer accepts connections; this client is done.
-        if (String((error as { cause?: { code?: string } }).cause?.code).includes('ECONNREFUSED')) return;
-      }
-    }
-  };
-  const clients = Array.from({ length: 20 }, client);
+  const load = startIdentifiedLoad(server.url, { clients: 20, readPath: '/users/1' });
   await new Promise((resolve) => setTimeout(resolve, 800));
   const exit = server.stop('SIGTERM');
   expect(await exit).toBe(0);
-  stopped = true;
-  await Promise.all(clients);
+  await load.stop();
 
-  const logs = server.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string; requestId?: string; status?: number });
-  const received = new Set(logs.filter((entry) => entry.msg === 'request received').map((entry) => entry.requestId!));
-  const completed = new Set(logs.filter((entry) => entry.msg === 'request').map((entry) => entry.requestId!));
+  const { received: ids, completed } = loggedRequests(server.output());
+  const received = new Set(ids);
   expect(received.size).toBeGreaterThan(50);
   // In flight = received by the server. Each of those was completed, and its client got the answer.
-  const lost = [...received].filter((id) => !completed.has(id) || !answered.has(id));
+  const lost = [...received].filter((id) => !completed.has(id) || !load.answered.has(id));
   expect(lost).toEqual([]);
-  expect([...answered.values()].every((status) => status === 200 || status === 201)).toBe(true);
-  expect(failed.filter((id) => received.has(id))).toEqual([]);
+  expect([...load.answered.values()].every((status) => status === 200 || status === 201)).toBe(true);
+  expect(load.failed.filter((id) => received.has(id))).toEqual([]);
 }, 60_000);
 
 test('a request still in flight at the deadline is cut, and the process exits 0 on time', async () => {
