@@ -1,10 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './prism.js';
+import { commandRuns, toolReady } from './system-tools.js';
 
 // A real HAProxy (Debian's, 2.6) running deploy/haproxy.cfg, the file compose.yaml uses, with the instances'
 // addresses given as that file expects them, and its runtime API on a socket of the test's own.
@@ -22,16 +23,8 @@ export interface HAProxy {
 }
 
 /** True when Debian's haproxy is installed. */
-export function haproxyAvailable(): boolean {
-  try {
-    execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    if (process.env.CI === 'true') throw new Error('haproxy is missing: under CI=true its tests must run (make test installs it with apt-get)');
-    console.warn('haproxy is missing: the topology tests are skipped (apt-get install haproxy)');
-    return false;
-  }
-}
+export const haproxyAvailable = (): boolean =>
+  toolReady(commandRuns('haproxy', ['-v']) ? undefined : 'haproxy is missing', 'the topology tests', 'make deploy-tools installs it');
 
 /** Starts HAProxy on a free loopback port in front of the three slots (host:port each). */
 export async function startHAProxy(slots: { APP1: string; APP2: string; APP3: string }): Promise<HAProxy> {

@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { userInfo } from 'node:os';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { freePort } from './prism.js';
+import { commandRuns, toolReady } from './system-tools.js';
 
 // A real PgBouncer (Debian's, 1.18) in front of the test PostgreSQL, as deployments put one in front of many
 // instances: `pool_mode = transaction` unless told otherwise, and few server connections, so that clients
@@ -19,16 +18,8 @@ export interface PgBouncer {
 }
 
 /** True when Debian's pgbouncer is installed. */
-export function pgbouncerAvailable(): boolean {
-  try {
-    execFileSync('pgbouncer', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    if (process.env.CI === 'true') throw new Error('pgbouncer is missing: under CI=true its tests must run (make test installs it with apt-get)');
-    console.warn('pgbouncer is missing: the tests behind PgBouncer are skipped (apt-get install pgbouncer)');
-    return false;
-  }
-}
+export const pgbouncerAvailable = (): boolean =>
+  toolReady(commandRuns('pgbouncer', ['--version']) ? undefined : 'pgbouncer is missing', 'the tests behind PgBouncer', 'make deploy-tools installs it');
 
 export interface PgBouncerOptions {
   readonly poolMode?: 'session' | 'transaction';

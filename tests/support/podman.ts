@@ -1,6 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { commandRuns, toolReady } from './system-tools.js';
 
 // podman, as `make image` runs it: with deploy/containers.conf (containers keep the limits podman has instead
 // of raising RLIMIT_NOFILE, which this project's test machines refuse).
@@ -27,17 +28,12 @@ export async function podman(...args: string[]): Promise<string> {
 
 /** True when podman can build and run images here (root: the base image is made with debootstrap). */
 export function podmanAvailable(): boolean {
-  let problem: string | undefined;
-  try {
-    execFileSync('podman', ['info', '--format', '{{.Host.OCIRuntime.Name}}'], { env: ENV, stdio: 'ignore' });
-    if (process.getuid?.() !== 0) problem = 'the tests are not running as root';
-  } catch {
-    problem = 'podman is missing or does not run';
-  }
-  if (problem === undefined) return true;
-  if (process.env.CI === 'true') throw new Error(`${problem}: under CI=true the container tests must run (make container-tools installs podman)`);
-  console.warn(`${problem}: the container tests are skipped (make container-tools installs podman)`);
-  return false;
+  const problem = !commandRuns('podman', ['info', '--format', '{{.Host.OCIRuntime.Name}}'], ENV)
+    ? 'podman is missing or does not run'
+    : process.getuid?.() !== 0
+      ? 'the tests are not running as root'
+      : undefined;
+  return toolReady(problem, 'the container tests', 'make container-tools installs podman');
 }
 
 /** `describe` that is reported as skipped where podman cannot run. */
