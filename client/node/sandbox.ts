@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
+import { integerIn, Invalid, readLatency, type Reader } from '../../server/config-readers.js';
 import { localOriginCors } from '../../server/http/security/cors-policy.js';
 import type { BasicCredentials } from '../src/index.js';
 import { createInMemoryService } from '../src/service.js';
@@ -118,10 +119,13 @@ export async function main(): Promise<void> {
     console.log(`${USAGE}\n  The User Records Service's sandbox on an in-memory store: POST /__sandbox/reset, ?delay=, Prefer: code=.`);
     return;
   }
-  const port = Number(values.port);
-  if (!/^\d+$/.test(values.port) || port > 65535) fail(`--port must be a port number from 0 to 65535 (got ${values.port})`);
-  const latency = values.latency === undefined ? undefined : /^(\d+)(?:-(\d+))?$/.exec(values.latency);
-  if (latency === null) fail(`--latency must be milliseconds, or a range such as 200-800 (got ${values.latency})`);
+  // Read as make sandbox reads PORT and SANDBOX_LATENCY_MS.
+  const read = <T>(option: string, raw: string, reader: Reader<T>): T => {
+    const value = reader(raw);
+    return value instanceof Invalid ? fail(`--${option} ${value.reason} (got ${raw})`) : value;
+  };
+  const port = read('port', values.port, integerIn(0, 65535));
+  const latency = values.latency === undefined ? undefined : read('latency', values.latency, readLatency);
   let users: unknown;
   if (values.users !== undefined) {
     try {
@@ -137,7 +141,7 @@ export async function main(): Promise<void> {
       host: values.host,
       credentials: { username: values.username, password: values.password },
       ...(users ? { users: users as unknown[] } : {}),
-      ...(latency ? { latency: [Number(latency[1]), Number(latency[2] ?? latency[1])] as const } : {}),
+      ...(latency ? { latency: [latency.min, latency.max] as const } : {}),
     });
     console.log(JSON.stringify({ url: sandbox.url, msg: 'user records sandbox listening' }));
     const stop = () => void sandbox.close().then(() => process.exit(0));
