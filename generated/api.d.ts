@@ -1113,8 +1113,6 @@ export interface components {
         /** @description The body is missing, or is not JSON that parses. */
         ResetBadBody: {
             headers: {
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -1124,8 +1122,6 @@ export interface components {
         /** @description The body is larger than 64 KiB. */
         ResetTooLarge: {
             headers: {
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -1135,8 +1131,6 @@ export interface components {
         /** @description The body is not `application/json`, or there is none: what a page of any origin can send without a CORS preflight. Nothing is reset. */
         ResetNotJson: {
             headers: {
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -1146,20 +1140,6 @@ export interface components {
         /** @description The body is JSON, but not `{}`. Nothing is reset. */
         ResetInvalid: {
             headers: {
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Too many creates, replaces, deletes and resets from this client within the current minute (600 by default): a reset counts as a write. Wait `Retry-After` seconds. */
-        ResetTooManyWrites: {
-            headers: {
-                "Retry-After": components["headers"]["RetryAfterRefusedWrite"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimitRefusedWrite"];
                 [name: string]: unknown;
             };
             content: {
@@ -1419,7 +1399,7 @@ export interface components {
         RateLimitRefusedWrite: string;
         /** @description The quota policy of the limit that counted the request (draft-ietf-httpapi-ratelimit-headers), per
          *     client: "writes" (`q` writes per window of `w` seconds), sent with every answer to a create, replace,
-         *     change, delete or sandbox reset while `RATE_LIMIT_WRITES_PER_MINUTE` is not 0; or "credentials" (`q`
+         *     change or delete while `RATE_LIMIT_WRITES_PER_MINUTE` is not 0; or "credentials" (`q`
          *     failed checks per `w` seconds), sent with a refusal for failed checks.
          *      */
         RateLimitPolicy: string;
@@ -2323,11 +2303,9 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["SandboxReset"];
         responses: {
-            /** @description The demo data is restored; the body is empty. */
+            /** @description The demo data is restored; the body is empty. A reset is no write, so the write limit neither counts nor refuses it. */
             204: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2347,7 +2325,6 @@ export interface operations {
             415: components["responses"]["ResetNotJson"];
             417: components["responses"]["ExpectationFailed"];
             422: components["responses"]["ResetInvalid"];
-            429: components["responses"]["ResetTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ResetInternalError"];
             503: components["responses"]["ResetUnavailable"];

@@ -127,7 +127,6 @@ export interface UserRecordsHandlers {
     | Reply<'resetSandbox', 415>
     | Reply<'resetSandbox', 417>
     | Reply<'resetSandbox', 422>
-    | Reply<'resetSandbox', 429>
     | Reply<'resetSandbox', 431>
     | Reply<'resetSandbox', 500>
     | Reply<'resetSandbox', 503>
