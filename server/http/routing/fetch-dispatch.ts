@@ -67,11 +67,30 @@ function queryOf(url: URL): RawRequest['query'] {
   return query;
 }
 
-/** The body's text, refused past the limit as the server's body parser refuses it. */
+/**
+ * The body's text, refused past the limit as the server's body parser refuses it: reading stops at the
+ * limit, so a body that is larger (or never ends, sent to the npx sandbox over HTTP) costs no more than that.
+ */
 async function bodyText(request: Request, limit: number): Promise<string> {
-  const text = await request.text();
-  if (new TextEncoder().encode(text).length > limit) throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large', limit });
-  return text;
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    size += read.value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large', limit });
+    }
+    chunks.push(read.value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
 }
 
 /** Parses JSON as the server's body parser does (co-body, non-strict, with @hapi/bourne refusing __proto__). */
