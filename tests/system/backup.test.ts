@@ -37,7 +37,11 @@ function steadyWrites(server: ServerProcess) {
       if (response.status === 201) acknowledged.push(body.id);
     }
   })();
-  return { acknowledged, stop: async () => ((stopped = true), await done) };
+  /** Resolves once more than `count` creates have been acknowledged (a wait for a condition, not a time). */
+  const atLeast = async (count: number) => {
+    while (acknowledged.length <= count) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+  return { acknowledged, atLeast, stop: async () => ((stopped = true), await done) };
 }
 
 describe('SQLite: npm run backup while the service writes, npm run restore', () => {
@@ -55,11 +59,11 @@ describe('SQLite: npm run backup while the service writes, npm run restore', () 
   test('the backup holds every write acknowledged before it began, and a store restored from it serves them', async () => {
     server = await startServerProcess(store);
     const writes = steadyWrites(server);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await writes.atLeast(20);
     const before = [...writes.acknowledged];
     const backup = join(dirname(store.sqliteFile!), 'backup.sqlite');
     const taken = await command('npm', ['run', '--silent', 'backup', '--', backup], { DATABASE_URL: store.url });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await writes.atLeast(before.length);
     await writes.stop();
     expect(taken).toMatchObject({ code: 0, stderr: '' });
     const summary = JSON.parse(taken.stdout) as { backup: string; users: number; migrations: number };
@@ -119,7 +123,7 @@ describe('SQLite: npm run backup while the service writes, npm run restore', () 
     const upstream = new URL(process.env.TEST_POSTGRES_URL!);
     server = await startServerProcess(store);
     const writes = steadyWrites(server);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await writes.atLeast(20);
     const before = [...writes.acknowledged];
     const dumped = await command('pg_dump', ['--format=custom', `--schema=${schema}`, `--file=${dump}`, upstream.toString()]);
     await writes.stop();
