@@ -51,8 +51,24 @@ export function startServerProcess(store: TestStore, env: Record<string, string>
  * in a process group of its own; resolves once every worker listens. `pid` is the command's own.
  */
 export async function startServerCommand(command: readonly string[], store: TestStore, env: Record<string, string> = {}): Promise<ServerProcess> {
+  return launchServer(command, store, env).started;
+}
+
+/**
+ * Starts `node dist/server/main.js` as startServerProcess does, and gives its output before it listens too:
+ * for tests that act on what a start is doing (a retry it logged) rather than after a guessed time.
+ */
+export function launchServerProcess(store: TestStore, env: Record<string, string> = {}): { output: () => string; started: Promise<ServerProcess> } {
+  return launchServer([process.execPath, MAIN], store, env);
+}
+
+function launchServer(command: readonly string[], store: TestStore, env: Record<string, string>): { output: () => string; started: Promise<ServerProcess> } {
   const { child, output, exited } = spawnServer(command, store, env);
-  const url = await waitForListening(child, output, Number(env.WORKERS ?? 1));
+  return { output, started: listening(child, output, exited, Number(env.WORKERS ?? 1)) };
+}
+
+async function listening(child: ChildProcess, output: () => string, exited: Promise<number | NodeJS.Signals>, workers: number): Promise<ServerProcess> {
+  const url = await waitForListening(child, output, workers);
   return {
     url,
     pid: child.pid!,

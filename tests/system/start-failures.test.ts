@@ -1,5 +1,5 @@
 import { createServer, type AddressInfo } from 'node:net';
-import { runServerToExit, startServerProcess } from '../support/server-process.js';
+import { launchServerProcess, runServerToExit } from '../support/server-process.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 import { createTestStore, postgresAvailable, type TestStore } from '../support/test-store.js';
 
@@ -58,11 +58,11 @@ test('a database that never answers: a line per try, then one line that names DA
   const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
   await proxy.setMode('refuse');
   try {
-    const starting = startServerProcess(postgres, { DATABASE_URL: proxy.via(postgres.url), LOG_LEVEL: 'info' });
-    // The database "comes up" once the service has been refused at least once (0.5 s between the first tries).
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const launched = launchServerProcess(postgres, { DATABASE_URL: proxy.via(postgres.url), LOG_LEVEL: 'info' });
+    // The database "comes up" once the service has said it was refused and will try again.
+    for (let tries = 0; tries < 600 && !launched.output().includes(RETRY_LINE); tries++) await new Promise((resolve) => setTimeout(resolve, 50));
     await proxy.setMode('pass');
-    const server = await starting;
+    const server = await launched.started;
     try {
       expect(server.output()).toContain(RETRY_LINE);
       expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
