@@ -1,4 +1,4 @@
-// Generated from openapi/user-records.yaml by `make generate` (scripts/contract-module.mjs). Do not edit.
+// Generated from openapi/user-records.yaml by `make generate` (scripts/contract-module.mjs contract). Do not edit.
 // The contract as data: one JSON text, parsed once (cheaper to compile and to load than an object literal).
 
 /** The OpenAPI document, as the YAML file holds it. */

@@ -20,7 +20,8 @@ trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$out/server"
 
 "$bin/openapi-typescript" "$spec" --output "$out/api.d.ts" >/dev/null
-node scripts/contract-module.mjs "$spec" >"$out/contract.ts"
+node scripts/contract-module.mjs "$spec" contract >"$out/contract.ts"
+node scripts/contract-module.mjs "$spec" headers >"$out/response-headers.ts"
 "$bin/openapi-generator-cli" validate -i "$spec" >/dev/null
 "$bin/openapi-generator-cli" generate -g typescript-fetch -i "$spec" -t openapi/templates -o "$scratch" \
   --global-property apis,supportingFiles >"$scratch.log" 2>&1 || { cat "$scratch.log" >&2; exit 1; }

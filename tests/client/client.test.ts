@@ -1,4 +1,5 @@
-import { createUserRecordsClient, pages, type ListPath, type ListQuery } from '../../client/src/index.js';
+import { changeUser, createUserRecordsClient, pages, sortFields, type ListPath, type ListQuery } from '../../client/src/index.js';
+import { loadContract } from '../../server/http/contract/contract.js';
 import { freePort } from '../support/prism.js';
 import { TEST_CREDENTIALS, useTestServer, withTestServer } from '../support/test-server.js';
 
@@ -51,17 +52,69 @@ test('error statuses come back as typed problems, not exceptions', async () => {
   expect(error?.errors).toEqual([{ path: '/email', message: 'must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses)' }]);
 });
 
-test('a conditional GET with the ETag held is a 304 without data; the header is typed', async () => {
+test('a conditional GET with the ETag held is "not modified", no error; the ETag comes typed in headers', async () => {
   const client = createUserRecordsClient({ baseUrl: sut.server.url });
   const first = await client.GET('/users/{id}', { params: { path: { id: 2 } } });
-  const etag = first.response.headers.get('etag')!;
+  if (first.status !== 200) throw new Error(`expected 200, got ${first.status}`);
+  const etag: string = first.headers.ETag;
+  expect(etag).toBe(first.response.headers.get('etag'));
   const again = await client.GET('/users/{id}', { params: { path: { id: 2 }, header: { 'If-None-Match': etag } } });
-  expect(again.response.status).toBe(304);
-  expect(again.response.headers.get('etag')).toBe(etag);
-  expect(again.data).toBeUndefined();
+  expect(again).toMatchObject({ status: 304, notModified: true, data: undefined, error: undefined, headers: { ETag: etag } });
   const demo = await client.GET('/api/users/{id}', { params: { path: { id: 2 }, header: { 'If-None-Match': etag } } });
-  expect(demo.response.status).toBe(304);
+  expect(demo).toMatchObject({ status: 304, notModified: true, error: undefined });
 });
+
+test('answers are told apart by status: a 404 carries its problem, a list its counts as numbers', async () => {
+  const client = createUserRecordsClient({ baseUrl: sut.server.url });
+  const missing = await client.GET('/users/{id}', { params: { path: { id: 999_999 } } });
+  expect(missing.status).toBe(404);
+  if (missing.status === 404) expect(missing.error.type).toBe('urn:user-records:problem:not-found');
+  const page = await client.GET('/api/users', { params: { query: { per_page: 5, sort: '-last_name' } } });
+  if (page.status !== 200) throw new Error(`expected 200, got ${page.status}`);
+  expect(page.headers).toEqual({ 'X-Total-Count': page.data.total, 'X-Total-Count-Relation': 'eq', Link: page.response.headers.get('link') });
+  expect(typeof page.headers['X-Total-Count']).toBe('number');
+});
+
+test('a refused write says in seconds when to try again: retryAfter, on the outcome and on a helper\'s problem', () =>
+  withTestServer({ env: { RATE_LIMIT_WRITES_PER_MINUTE: '1' } }, async (server) => {
+    const client = createUserRecordsClient({ baseUrl: server.url });
+    const body = { firstName: 'Rate', lastName: 'Limited', email: 'rate@example.com' };
+    expect((await client.POST('/users', { body })).status).toBe(201);
+    const refused = await client.POST('/users', { body });
+    expect(refused.status).toBe(429);
+    if (refused.status !== 429) return;
+    expect(refused.retryAfter).toBe(Number(refused.response.headers.get('retry-after')));
+    expect(refused.retryAfter).toBeGreaterThan(0);
+    expect(refused.error.type).toBe('urn:user-records:problem:too-many-writes');
+    const failing = changeUser(client, '/users/{id}', 2, () => ({ lastName: 'Later' }));
+    await expect(failing).rejects.toMatchObject({ name: 'UserRecordsProblem', response: { status: 429 }, retryAfter: expect.any(Number) });
+  }));
+
+test('changeUser keeps the ETag: a change made in between is read again, never overwritten', () =>
+  withTestServer({}, async (server) => {
+    const client = createUserRecordsClient({ baseUrl: server.url });
+    const other = createUserRecordsClient({ baseUrl: server.url });
+    const seen: string[] = [];
+    const changed = await changeUser(client, '/users/{id}', 3, async (user) => {
+      seen.push(user.email);
+      // Another client changes the e-mail address after this one read the user, the first time only.
+      if (seen.length === 1) await other.PATCH('/users/{id}', { params: { path: { id: 3 } }, body: { email: 'elsewhere@example.com' } });
+      return { lastName: `${user.lastName}-${seen.length}` };
+    });
+    expect(seen).toEqual([expect.not.stringMatching('elsewhere'), 'elsewhere@example.com']);
+    expect(changed).toMatchObject({ attempts: 2, user: { id: 3, email: 'elsewhere@example.com' } });
+    const read = await client.GET('/users/{id}', { params: { path: { id: 3 } } });
+    expect(read.data).toEqual(changed.user);
+    expect(read.status === 200 && read.headers.ETag).toBe(changed.etag);
+    // The ETag it returns skips the next read; a stale one is read again.
+    const next = await changeUser(client, '/users/{id}', 3, (user) => ({ firstName: `${user.firstName}!` }), { known: { user: changed.user, etag: changed.etag } });
+    expect(next).toMatchObject({ attempts: 1, user: { firstName: `${changed.user.firstName}!` } });
+    const stale = await changeUser(client, '/users/{id}', 3, (user) => ({ firstName: user.firstName }), { known: { user: changed.user, etag: changed.etag } });
+    expect(stale.attempts).toBe(2);
+    // Shape A reads `{ data }` and patches `name`.
+    const demo = await changeUser(client, '/api/users/{id}', 4, (user) => ({ name: `${user.first_name} Changed` }));
+    expect(demo.user.name).toMatch(/ Changed$/);
+  }));
 
 test('PATCH sends a merge patch, typed from the contract, as JSON or as application/merge-patch+json', async () => {
   const client = createUserRecordsClient({ baseUrl: sut.server.url });
@@ -125,3 +178,12 @@ test('pages() follows Link next to the end, in either shape, and throws a list\'
     const failing = pages(client, '/api/users', { per_page: 101 });
     await expect(failing.next()).rejects.toMatchObject({ name: 'UserRecordsProblem', response: { status: 400 }, problem: { type: 'urn:user-records:problem:invalid-parameter' } });
   }));
+
+test('the sort fields the client types name are those of each list\'s pattern in the contract', () => {
+  const contract = loadContract();
+  for (const [path, operationId] of [['/api/users', 'listDemoUsers'], ['/users', 'listUsers']] as const) {
+    const sort = contract.operation(operationId).parameters.find((parameter) => parameter.name === 'sort')!;
+    const fields = sortFields[path].join('|');
+    expect(sort.schema.pattern).toBe(`^-?(${fields})(,-?(${fields}))*$`);
+  }
+});

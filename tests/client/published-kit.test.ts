@@ -65,9 +65,15 @@ console.log(JSON.stringify({ status: created.response.status, id, refused: refus
   );
   writeFileSync(
     join(app, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['users.test.ts'] }),
+    JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['users.test.ts', 'docs-example.ts'] }),
   );
-  await expect(run(join(ROOT, 'node_modules/.bin/tsc'), ['-p', app], { cwd: app })).resolves.toBeDefined();
+  // The client example of docs/frontend.md, as a reader copies it, compiles against the published types.
+  const example = /```ts\n(import \{ createUserRecordsClient \} from '@user-records\/client';[\s\S]*?)```/.exec(readFileSync(join(ROOT, 'docs/frontend.md'), 'utf8'))![1]!;
+  writeFileSync(
+    join(app, 'docs-example.ts'),
+    `// What the example leaves to its reader.\ndeclare const savedEtag: string;\ndeclare function useCached(): void;\ndeclare function retry(): void;\ndeclare function render(users: readonly { id: number }[]): void;\n${example}export {};\n`,
+  );
+  await expect(run(join(ROOT, 'node_modules/.bin/tsc'), ['-p', app], { cwd: app }).catch((failed: { stdout: string }) => Promise.reject(new Error(failed.stdout)))).resolves.toBeDefined();
   const { stdout } = await run(process.execPath, ['--experimental-strip-types', 'users.test.ts'], { cwd: app });
   expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ status: 201, id: 13, refused: 422, problem: 'urn:user-records:problem:validation-failed' });
 }, 120_000);

@@ -1,4 +1,4 @@
-import { createUserRecordsClient, pages, type Problem } from '../../client/src/index.js';
+import { changeUser, createUserRecordsClient, pages, type Problem, type ProblemType } from '../../client/src/index.js';
 
 // Compiled by `tsc --noEmit` (make test), never run: each @ts-expect-error must meet a real type error,
 // so misuse of the client that compiles, or a directive that no longer fires, fails the type check.
@@ -39,6 +39,85 @@ export async function typeTests(): Promise<void> {
   // A method the path does not have.
   // @ts-expect-error /users/{id} has no POST
   await client.POST('/users/{id}', { params: { path: { id: 1 } } });
+
+  // Members the contract does not have, at any depth: no silent typo.
+  // @ts-expect-error emial is no member of a user
+  await client.POST('/users', { body: { firstName: 'A', lastName: 'B', email: 'a@example.com', emial: 'a@example.com' } });
+  // @ts-expect-error admin is no member of a user
+  await client.PUT('/api/users/{id}', { params: { path: { id: 1 } }, body: { name: 'A B', email: 'a@example.com', admin: true } });
+  // @ts-expect-error serach is no parameter of the list
+  await client.GET('/users', { params: { query: { serach: 'ada' } } });
+  // @ts-expect-error param is not params
+  await client.GET('/users/{id}', { param: { path: { id: 1 } } });
+  // fetch's own options still pass.
+  await client.GET('/users', { signal: AbortSignal.timeout(1000), cache: 'no-store' });
+
+  // sort is a union of each shape's fields, with `-` for descending.
+  await client.GET('/api/users', { params: { query: { sort: 'last_name,-first_name' } } });
+  await client.GET('/users', { params: { query: { sort: '-lastName,firstName,email,id' } } });
+  // @ts-expect-error shape B sorts by lastName, not last_name
+  await client.GET('/users', { params: { query: { sort: 'last_name' } } });
+  // @ts-expect-error fields are separated by commas, without spaces
+  await client.GET('/api/users', { params: { query: { sort: 'last_name, first_name' } } });
+
+  // Outcomes are told apart by status: after 404, error is the problem, not `Problem | undefined`.
+  const one = await client.GET('/users/{id}', { params: { path: { id: 2 } } });
+  if (one.status === 404) {
+    const problem: Problem = one.error;
+    // @ts-expect-error a 404 has no data
+    const user: { id: number } = one.data;
+    void problem;
+    void user;
+  }
+  if (one.status === 200) {
+    const etag: string = one.headers.ETag;
+    const email: string = one.data.email;
+    // @ts-expect-error a 200 carries no error
+    const problem: Problem = one.error;
+    void etag;
+    void email;
+    void problem;
+  }
+  // @ts-expect-error GET /users/{id} has no 201
+  if (one.status === 201) void one;
+  // A 304 is "not modified" data, not a Problem.
+  if (one.status === 304) {
+    const notModified: true = one.notModified;
+    // @ts-expect-error a 304 carries no error
+    const problem: Problem = one.error;
+    void notModified;
+    void problem;
+  }
+  // Typed headers: a count is a number; an undeclared header is no member.
+  const list = await client.GET('/api/users');
+  if (list.status === 200) {
+    const total: number = list.headers['X-Total-Count'];
+    // @ts-expect-error X-Total-Count is a number
+    const text: string = list.headers['X-Total-Count'];
+    // @ts-expect-error a list answer has no ETag
+    void list.headers.ETag;
+    void total;
+    void text;
+  }
+  // Retry-After, in seconds, on the answers that declare it.
+  const created = await client.POST('/users', { body: { firstName: 'A', lastName: 'B', email: 'a@example.com' } });
+  if (created.status === 429) {
+    const seconds: number = created.retryAfter;
+    void seconds;
+  }
+  if (created.status === 422) {
+    // @ts-expect-error a 422 does not say when to try again
+    void created.retryAfter;
+    // Problem types are the service's own kinds: a typo is an error.
+    const kind: ProblemType = created.error.type;
+    // @ts-expect-error no such kind of problem
+    if (created.error.type === 'urn:user-records:problem:validation-faild') void kind;
+  }
+
+  // changeUser's patch is in the path's shape.
+  await changeUser(client, '/users/{id}', 2, (user) => ({ lastName: user.lastName.toUpperCase() }));
+  // @ts-expect-error shape A's users have first_name; its patch takes name
+  await changeUser(client, '/api/users/{id}', 2, (user) => ({ firstName: user.first_name }));
 
   // Correct use type-checks, and responses are typed from the contract.
   const { data, error } = await client.GET('/api/users/{id}', { params: { path: { id: 2 } } });

@@ -1,0 +1,53 @@
+import type { paths } from '../../generated/api.js';
+
+// The contract's paths as the client types them: openapi-typescript's, with what a JSON Schema pattern says
+// and a TypeScript type can say too. Browser-safe.
+
+/** The fields each list sorts by, as its `sort` pattern in the contract names them (a test keeps them equal). */
+export const sortFields = {
+  '/api/users': ['id', 'email', 'first_name', 'last_name'],
+  '/users': ['id', 'email', 'firstName', 'lastName'],
+} as const;
+
+type SortKey<Field extends string> = Field | `-${Field}`;
+/**
+ * A list's `sort`: one to four fields, each ascending or, after `-`, descending (`last_name,-first_name`). The
+ * contract takes more (up to 80 characters), but a fifth field never changes an order of four fields and `id`.
+ */
+export type SortOf<Field extends string> =
+  | SortKey<Field>
+  | `${SortKey<Field>},${SortKey<Field>}`
+  | `${SortKey<Field>},${SortKey<Field>},${SortKey<Field>}`
+  | `${SortKey<Field>},${SortKey<Field>},${SortKey<Field>},${SortKey<Field>}`;
+
+/** Shape A's `sort`, e.g. `last_name,-first_name`. */
+export type DemoSort = SortOf<(typeof sortFields)['/api/users'][number]>;
+/** Shape B's `sort`, e.g. `lastName,-firstName`. */
+export type LocalSort = SortOf<(typeof sortFields)['/users'][number]>;
+
+type Get<Item> = Item extends { get: infer Operation } ? Operation : never;
+type Parameters<Item> = Get<Item> extends { parameters: infer P } ? P : never;
+/** A path item whose GET takes `Sort` for `sort`. */
+type Sorted<Item, Sort> = Omit<Item, 'get'> & {
+  get: Omit<Get<Item>, 'parameters'> & {
+    parameters: Omit<Parameters<Item>, 'query'> & {
+      query?: Omit<NonNullable<Parameters<Item> extends { query?: infer Q } ? Q : never>, 'sort'> & { sort?: Sort };
+    };
+  };
+};
+
+/** The contract's paths, with `sort` a union of what each list sorts by. */
+export type ClientPaths = Omit<paths, '/api/users' | '/users'> & {
+  '/api/users': Sorted<paths['/api/users'], DemoSort>;
+  '/users': Sorted<paths['/users'], LocalSort>;
+};
+
+/**
+ * `Given` with every member `Shape` does not have typed `never`, deeply: an object literal passed where openapi-fetch
+ * infers its type is not checked for excess members, so `emial` or `serach` would pass silently.
+ */
+export type Exact<Shape, Given> = Given extends readonly unknown[]
+  ? Given
+  : Given extends object
+    ? { [K in keyof Given]: K extends keyof NonNullable<Shape> ? Exact<NonNullable<Shape>[K], Given[K]> : never }
+    : Given;
