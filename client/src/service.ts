@@ -1,7 +1,7 @@
 import { createMemoryRepository } from '../../server/db/memory.repository.js';
 import { createUserService } from '../../server/domain/user.service.js';
 import { createHandlers } from '../../server/handlers/index.js';
-import { loadContract } from '../../server/http/contract/contract.js';
+import { loadContract } from '../../server/http/contract/ajv-contract.js';
 import { createFetchDispatch, type FetchDispatch } from '../../server/http/routing/fetch-dispatch.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../server/http/routing/request-checks.js';
 import { checkFirstUsers } from '../../server/startup/first-users.js';

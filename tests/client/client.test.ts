@@ -1,5 +1,5 @@
 import { changeUser, createUserRecordsClient, pages, sortFields, type ListPath, type ListQuery } from '../../client/src/index.js';
-import { loadContract } from '../../server/http/contract/contract.js';
+import { loadContract } from '../../server/http/contract/ajv-contract.js';
 import { freePort } from '../support/prism.js';
 import { TEST_CREDENTIALS, useTestServer, withTestServer } from '../support/test-server.js';
 

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
-import type { ValidateFunction } from 'ajv';
-import type { Contract, Parameter, Schema } from '../../server/http/contract/contract.js';
+import type { Contract, Parameter, Schema, Validator } from '../../server/http/contract/contract.js';
 
 // Schema → fast-check arbitraries, for the subset of JSON Schema the contract uses: objects with
 // properties / required / additionalProperties: false, strings with minLength / maxLength / pattern /
@@ -102,7 +101,7 @@ function jsonValueNotOf(types: readonly string[]): fc.Arbitrary<unknown> {
 
 /** The generators of one contract. */
 export function schemaArbitraries(contract: Contract) {
-  const validators = new Map<string, ValidateFunction>();
+  const validators = new Map<string, Validator>();
   /** ajv's verdict on a value (on a copy: the contract's ajv fills in defaults). */
   function satisfies(schema: Schema, value: unknown): boolean {
     const key = JSON.stringify(schema);

@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { routes } from '../../generated/routes.js';
-import { loadContract } from '../../server/http/contract/contract.js';
+import { loadContract } from '../../server/http/contract/ajv-contract.js';
 import { useTestServer } from '../support/test-server.js';
 import { headerOf, sendRaw, type RawExchange, type RawResponse } from './raw-http.js';
 

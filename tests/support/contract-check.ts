@@ -1,5 +1,6 @@
 import { routes } from '../../generated/routes.js';
-import { loadContract, toFieldErrors, type Schema } from '../../server/http/contract/contract.js';
+import { loadContract } from '../../server/http/contract/ajv-contract.js';
+import { toFieldErrors, type Schema } from '../../server/http/contract/contract.js';
 
 const contract = loadContract();
 const problemValidator = contract.compile({ $ref: '#/components/schemas/Problem' });

@@ -1,4 +1,5 @@
-import { loadContract, type Schema } from '../../server/http/contract/contract.js';
+import { loadContract } from '../../server/http/contract/ajv-contract.js';
+import { type Schema } from '../../server/http/contract/contract.js';
 
 // Every pattern and format a request is checked against must cost little whatever the client sends: it sits
 // beside a maxLength (the server runs it only within that bound), it is linear on inputs far beyond the

@@ -1,4 +1,4 @@
-import { loadContract } from '../../server/http/contract/contract.js';
+import { loadContract } from '../../server/http/contract/ajv-contract.js';
 
 // Texts of the contract that /docs (Swagger UI) shows as plain text: a summary and a server's description are
 // not Markdown there, so backticks would show as they are.

@@ -1,4 +1,4 @@
-import { loadContract } from '../../server/http/contract/contract.js';
+import { loadContract } from '../../server/http/contract/ajv-contract.js';
 import { EXCERPT_CHARACTERS, excerpt } from '../../server/http/errors/excerpt.js';
 import { HttpProblem, PROBLEMS, problemDocument, type ProblemKind } from '../../server/http/errors/problem.js';
 

@@ -1,4 +1,4 @@
-import { loadContract } from '../../server/http/contract/contract.js';
+import { loadContract } from '../../server/http/contract/ajv-contract.js';
 import { HttpProblem } from '../../server/http/errors/problem.js';
 import { compileRequestValidator } from '../../server/http/contract/request-validation.js';
 

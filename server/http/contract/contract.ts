@@ -1,14 +1,10 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-import { contractDocument } from '../../../generated/contract.js';
 import { ajvSchema } from './ajv-schema.js';
 import { excerpt } from '../errors/excerpt.js';
 
-// Browser-safe: the MSW handlers of the client package validate requests with it too (no file is read; the
-// contract arrives as generated/contract.ts, which `make check-generated` keeps equal to the YAML file).
-
-// ajv-formats is CommonJS; under NodeNext its default export arrives one level down.
-const addFormats = addFormatsModule.default;
+// Browser-safe, and free of ajv: the MSW handlers of the client package validate requests with it too, with
+// validators compiled ahead (precompiled-contract.ts); the server compiles them with ajv (ajv-contract.ts).
+// No file is read: the contract arrives as a generated module, which `make check-generated` keeps equal to
+// the YAML file.
 
 /** A JSON Schema object as OpenAPI 3.0 writes it. */
 export type Schema = Record<string, unknown>;
@@ -49,37 +45,41 @@ export interface FieldError {
   readonly message: string;
 }
 
+/** One failed check of a validator, as ajv reports it (with `verbose`, so that a pattern's schema is at hand). */
+export interface ValidationErrorObject {
+  readonly keyword: string;
+  readonly instancePath: string;
+  readonly params: Record<string, unknown>;
+  readonly message?: string;
+  readonly parentSchema?: unknown;
+}
+
+/** A compiled schema: ajv's ValidateFunction, as the service uses it. */
+export interface Validator {
+  (data: unknown): boolean;
+  errors?: readonly ValidationErrorObject[] | null;
+}
+
+/** Turns a schema as ajvSchema() rewrote it into its validator: ajv at run time, or a table compiled ahead. */
+export type SchemaCompiler = (schema: Schema) => Validator;
+
 /** The contract file, read once. */
 export interface Contract {
   readonly document: Readonly<Record<string, unknown>>;
   operation(operationId: string): Operation;
   /** Compiles a schema of this contract (its `$ref`s resolved against the contract's components). */
-  compile(schema: Schema): ValidateFunction;
+  compile(schema: Schema): Validator;
   /** Resolves a `#/...` JSON Pointer inside the contract. */
   resolve<T>(value: unknown): T;
 }
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
-function createAjv(schemas: Record<string, unknown>): Ajv {
-  // verbose: a failed pattern's error carries its schema, whose x-pattern-message says what it means.
-  const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true, verbose: true });
-  addFormats(ajv);
-  // The contract's e-mail addresses carry a pattern that says exactly what is accepted (it is ajv-formats' own
-  // rule, written out so that every tool applies it); `format: email` is left to tools as a description, so
-  // that a bad address gets one error, in the pattern's words.
-  ajv.addFormat('email', () => true);
-  // OpenAPI 3.0 annotations that are not JSON Schema keywords, and the contract's own extension.
-  ajv.addVocabulary(['example', 'xml', 'externalDocs', 'x-pattern-message']);
-  ajv.addSchema({ $id: 'contract', definitions: ajvSchema(schemas) });
-  return ajv;
-}
-
 /** A member name as one reference token of a JSON Pointer (RFC 6901 §3): `~` and `/` escaped. */
 const pointerToken = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Turns ajv's errors into `{path, message}` pairs pointing at the offending member. */
-export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined, prefix = ''): FieldError[] {
+export function toFieldErrors(errors: readonly ValidationErrorObject[] | null | undefined, prefix = ''): FieldError[] {
   // An `if` error only says that its `then` failed, whose own errors are reported (see ajv-schema.ts).
   return (errors ?? []).filter((error) => error.keyword !== 'if').map((error) => {
     const params = error.params as { missingProperty?: string; additionalProperty?: string };
@@ -99,14 +99,8 @@ export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined,
   });
 }
 
-/** The service's contract, indexed once. */
-export const loadContract = (): Contract => createContract(contractDocument);
-
-/** Indexes an OpenAPI document; fails loudly on a dangling `$ref`. */
-export function createContract(document: Readonly<Record<string, unknown>>): Contract {
-  const components = (document.components ?? {}) as Record<string, Record<string, unknown>>;
-  const ajv = createAjv(components.schemas ?? {});
-
+/** Indexes an OpenAPI document, its schemas compiled by `compileSchema`; fails loudly on a dangling `$ref`. */
+export function createContract(document: Readonly<Record<string, unknown>>, compileSchema: SchemaCompiler): Contract {
   function resolve<T>(value: unknown): T {
     const ref = (value as { $ref?: unknown } | null)?.$ref;
     if (typeof ref !== 'string') return value as T;
@@ -153,7 +147,7 @@ export function createContract(document: Readonly<Record<string, unknown>>): Con
   return {
     document,
     resolve,
-    compile: (schema) => ajv.compile(ajvSchema(schema) as Schema),
+    compile: (schema) => compileSchema(ajvSchema(schema) as Schema),
     operation(operationId) {
       const operation = operations.get(operationId);
       if (!operation) throw new Error(`The contract has no operation ${operationId}`);

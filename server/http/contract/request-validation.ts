@@ -1,5 +1,4 @@
-import type { ValidateFunction } from 'ajv';
-import { toFieldErrors, type Contract, type Operation, type Parameter, type Schema } from './contract.js';
+import { toFieldErrors, type Contract, type Operation, type Parameter, type Schema, type Validator } from './contract.js';
 import { HttpProblem } from '../errors/problem.js';
 
 /** Path, query and body of a request, checked against the contract and converted to their declared types. */
@@ -93,7 +92,7 @@ export function compileRequestValidator(contract: Contract, operationId: string,
     const parameters = operation.parameters.filter((p) => p.in === location && (sandbox || !p['x-sandbox-only']));
     return parameters.length === 0 ? undefined : compileParameterCheck(contract, parameters, location);
   });
-  const validateBody: ValidateFunction | undefined = operation.bodySchema && contract.compile(operation.bodySchema);
+  const validateBody: Validator | undefined = operation.bodySchema && contract.compile(operation.bodySchema);
   const refuseForeign = operation.foreignParameters && foreignParameterCheck(operation.foreignParameters);
 
   return (raw) => {
