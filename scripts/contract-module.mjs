@@ -1,6 +1,8 @@
 // Writes parts of the contract as TypeScript modules, for code that cannot read files (the client package runs
 // in browsers). `make generate` runs it; `make check-generated` checks what it wrote.
 //   node scripts/contract-module.mjs <spec> contract   generated/contract.ts: the whole document, for the MSW handlers
+//   node scripts/contract-module.mjs <spec> runtime    generated/runtime-contract.ts: what validation and answers read, for
+//                                                      the MSW handlers and the sandbox (no prose: a third of the size)
 //   node scripts/contract-module.mjs <spec> headers    generated/response-headers.ts: each answer's headers, for the client
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
@@ -22,6 +24,31 @@ function contractModule() {
 
 /** The OpenAPI document, as the YAML file holds it. */
 export const contractDocument: Readonly<Record<string, unknown>> = JSON.parse(${JSON.stringify(JSON.stringify(document))});
+`;
+}
+
+/** Members only people read: prose, links to more prose, and the requests examples were taken from. */
+const PROSE = new Set(['description', 'summary', 'externalDocs', 'x-request']);
+
+/** The document without its prose, deeply; a schema's `properties` keep every name (a field may be called `summary`). */
+function withoutProse(value, inProperties = false) {
+  if (Array.isArray(value)) return value.map((item) => withoutProse(item));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => inProperties || !PROSE.has(key))
+      .map(([key, inner]) => [key, withoutProse(inner, !inProperties && key === 'properties')]),
+  );
+}
+
+function runtimeModule() {
+  const { openapi, info, servers, paths, components } = document;
+  const runtime = withoutProse({ openapi, info: { title: info.title, version: info.version }, servers, paths, components });
+  return `${header}// The contract without its prose: every path, parameter, schema, response and example that validation and
+// answers read, and none of the descriptions people read (the whole document is generated/contract.ts).
+
+/** The OpenAPI document, without descriptions, summaries and the requests of examples. */
+export const runtimeContractDocument: Readonly<Record<string, unknown>> = JSON.parse(${JSON.stringify(JSON.stringify(runtime))});
 `;
 }
 
@@ -57,6 +84,6 @@ export const numericHeaders: ReadonlySet<string> = new Set(${JSON.stringify(nume
 `;
 }
 
-const parts = { contract: contractModule, headers: headersModule };
-if (!(part in parts)) throw new Error(`unknown part ${part}: contract or headers`);
+const parts = { contract: contractModule, runtime: runtimeModule, headers: headersModule };
+if (!(part in parts)) throw new Error(`unknown part ${part}: contract, runtime or headers`);
 process.stdout.write(parts[part]());

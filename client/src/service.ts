@@ -1,7 +1,7 @@
 import { createMemoryRepository } from '../../server/db/memory.repository.js';
 import { createUserService } from '../../server/domain/user.service.js';
 import { createHandlers } from '../../server/handlers/index.js';
-import { loadContract } from '../../server/http/contract/ajv-contract.js';
+import { loadPrecompiledContract } from '../../server/http/contract/precompiled-contract.js';
 import { createFetchDispatch, type FetchDispatch } from '../../server/http/routing/fetch-dispatch.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../server/http/routing/request-checks.js';
 import { checkFirstUsers } from '../../server/startup/first-users.js';
@@ -38,7 +38,7 @@ export function createInMemoryService(
   who: string,
 ): { readonly dispatch: FetchDispatch; reset(): Promise<void> } {
   const held = latencyRange(latency, who);
-  const contract = loadContract();
+  const contract = loadPrecompiledContract();
   const first = users === undefined ? undefined : checkFirstUsers(users, contract);
   if (first !== undefined && 'problem' in first) throw new Error(`${who}: users ${first.problem}`);
   const repository = createMemoryRepository(new Date().toISOString(), first?.users);
