@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { startRegistry, type Registry } from '../support/verdaccio.js';
 
@@ -13,6 +14,7 @@ import { startRegistry, type Registry } from '../support/verdaccio.js';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const version = (JSON.parse(readFileSync(join(ROOT, 'client/package.json'), 'utf8')) as { version: string }).version;
+const VITEST = 'vitest@5.1.1';
 const msw = `msw@${(JSON.parse(readFileSync(join(ROOT, 'node_modules/msw/package.json'), 'utf8')) as { version: string }).version}`;
 
 let registry: Registry;
@@ -44,38 +46,85 @@ test('a fresh app installs the published client by version: few packages, no nat
   expect(installed.version).toBe(version);
 }, 120_000);
 
-test('with msw beside it, its handlers answer the app\'s code as the service would, and its types check', async () => {
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', msw], { cwd: app });
+/** A ```ts block of docs/frontend.md: the one that begins with `first`, as a reader copies it. */
+function docsBlock(first: string): string {
+  const blocks = [...readFileSync(join(ROOT, 'docs/frontend.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  const block = blocks.find((text) => text.startsWith(first));
+  if (block === undefined) throw new Error(`docs/frontend.md has no ts block that begins with ${first}`);
+  return block;
+}
+
+test('a Vite app\'s Vitest suite runs on the handlers, set up as docs/frontend.md says; its code and the docs\' example type-check', async () => {
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', msw, VITEST], { cwd: app });
+  // The setup file of docs/frontend.md, word for word, with Vitest's globals.
+  writeFileSync(join(app, 'setup.ts'), docsBlock("import { setupServer } from 'msw/node';"));
+  writeFileSync(join(app, 'vitest.config.ts'), `export default { test: { globals: true, setupFiles: ['./setup.ts'] } };\n`);
   writeFileSync(
     join(app, 'users.test.ts'),
-    `import { setupServer } from 'msw/node';
-import { createUserRecordsClient } from '@user-records/client';
-import { createMockHandlers } from '@user-records/client/msw';
+    `import { changeUser, createUserRecordsClient } from '@user-records/client';
 
-const api = createUserRecordsClient({ baseUrl: 'https://api.example.test' });
-const handlers = createMockHandlers({ baseUrl: 'https://api.example.test' });
-const server = setupServer(...handlers);
-server.listen({ onUnhandledRequest: 'error' });
-const created = await api.POST('/users', { body: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' } });
-const refused = await api.POST('/users', { body: { firstName: 'Ada', lastName: 'Lovelace', email: 'not an address' } });
-const id: number | undefined = created.data?.id;
-server.close();
-console.log(JSON.stringify({ status: created.response.status, id, refused: refused.response.status, problem: refused.error?.type }));
+// Made when the module loads, before the setup's server listens: the client looks fetch up at each call.
+const api = createUserRecordsClient({ baseUrl: 'http://api.test' });
+const ada = { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' };
+
+test('a create is stored as the service stores it', async () => {
+  const created = await api.POST('/users', { body: ada });
+  expect(created.status).toBe(201);
+  if (created.status === 201) expect([created.data.id, created.headers.ETag]).toEqual([13, '"1"']);
+});
+
+test('each test starts from the demo data: the setup resets the store', async () => {
+  const created = await api.POST('/users', { body: ada });
+  expect(created.data?.id).toBe(13);
+});
+
+test('a bad address is the service\\'s own 422, narrowed by status', async () => {
+  const refused = await api.POST('/users', { body: { ...ada, email: 'not an address' } });
+  if (refused.status !== 422) throw new Error('expected 422, got ' + refused.status);
+  expect(refused.error.type).toBe('urn:user-records:problem:validation-failed');
+  expect(refused.error.errors?.[0]?.path).toBe('/email');
+});
+
+test('a conditional read is not modified; changeUser writes with the ETag it read', async () => {
+  const read = await api.GET('/users/{id}', { params: { path: { id: 2 } } });
+  if (read.status !== 200) throw new Error('expected 200, got ' + read.status);
+  const again = await api.GET('/users/{id}', { params: { path: { id: 2 }, header: { 'If-None-Match': read.headers.ETag } } });
+  expect(again.notModified).toBe(true);
+  const changed = await changeUser(api, '/users/{id}', 2, (user) => ({ lastName: user.lastName.toUpperCase() }));
+  expect([changed.user.lastName, changed.etag, changed.attempts]).toEqual(['WREN', '"2"', 1]);
+});
 `,
+  );
+  // The client example of docs/frontend.md, as a reader copies it, compiles against the published types.
+  writeFileSync(
+    join(app, 'docs-example.ts'),
+    `// What the example leaves to its reader.\ndeclare const savedEtag: string;\ndeclare function useCached(): void;\ndeclare function retry(): void;\ndeclare function render(users: readonly { id: number }[]): void;\n${docsBlock("import { createUserRecordsClient } from '@user-records/client';")}export {};\n`,
   );
   writeFileSync(
     join(app, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['users.test.ts', 'docs-example.ts'] }),
-  );
-  // The client example of docs/frontend.md, as a reader copies it, compiles against the published types.
-  const example = /```ts\n(import \{ createUserRecordsClient \} from '@user-records\/client';[\s\S]*?)```/.exec(readFileSync(join(ROOT, 'docs/frontend.md'), 'utf8'))![1]!;
-  writeFileSync(
-    join(app, 'docs-example.ts'),
-    `// What the example leaves to its reader.\ndeclare const savedEtag: string;\ndeclare function useCached(): void;\ndeclare function retry(): void;\ndeclare function render(users: readonly { id: number }[]): void;\n${example}export {};\n`,
+    JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: ['vitest/globals'] }, files: ['setup.ts', 'users.test.ts', 'docs-example.ts'] }),
   );
   await expect(run(join(ROOT, 'node_modules/.bin/tsc'), ['-p', app], { cwd: app }).catch((failed: { stdout: string }) => Promise.reject(new Error(failed.stdout)))).resolves.toBeDefined();
-  const { stdout } = await run(process.execPath, ['--experimental-strip-types', 'users.test.ts'], { cwd: app });
-  expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ status: 201, id: 13, refused: 422, problem: 'urn:user-records:problem:validation-failed' });
+  await run(join(app, 'node_modules/.bin/vitest'), ['run', '--reporter=json', '--outputFile=vitest.json'], { cwd: app }).catch((failed: { stdout: string; stderr: string }) => {
+    throw new Error(`vitest failed:\n${failed.stdout}\n${failed.stderr}`);
+  });
+  const report = JSON.parse(readFileSync(join(app, 'vitest.json'), 'utf8')) as { numPassedTests: number; numFailedTests: number };
+  expect([report.numPassedTests, report.numFailedTests]).toEqual([4, 0]);
+}, 180_000);
+
+test('the browser setup of docs/frontend.md builds with Vite: the handlers and the client in the app\'s bundle', async () => {
+  writeFileSync(join(app, 'index.html'), '<!doctype html><script type="module" src="/main.ts"></script>\n');
+  writeFileSync(
+    join(app, 'main.ts'),
+    `${docsBlock("import { setupWorker } from 'msw/browser';")}import { createUserRecordsClient } from '@user-records/client';\nconst users = await createUserRecordsClient({ baseUrl: \`\${location.origin}/api-mock\` }).GET('/users');\ndocument.body.textContent = String(users.data?.length);\n`,
+  );
+  await run(join(app, 'node_modules/.bin/vite'), ['build', '--logLevel', 'error'], { cwd: app });
+  const assets = readdirSync(join(app, 'dist/assets')).filter((name) => name.endsWith('.js'));
+  const bytes = assets.map((name) => readFileSync(join(app, 'dist/assets', name)));
+  const gzip = bytes.reduce((sum, code) => sum + gzipSync(code).length, 0);
+  console.log(`Vite build of a page with msw, the handlers and the client: ${assets.length} chunk(s), ${(gzip / 1000).toFixed(1)} kB gzip`);
+  // The service's code is in it: its problem types and the contract's routes.
+  expect(bytes.some((code) => code.includes('urn:user-records:problem:'))).toBe(true);
 }, 120_000);
 
 test('the installed package runs the sandbox: npx user-records-sandbox, no clone, no native build', async () => {
