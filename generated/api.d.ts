@@ -341,7 +341,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description `*`, or a comma-separated list of entity tags (RFC 9110), as this service's `ETag`s: `"3"`. */
+        /** @description `*`, or a comma-separated list of entity tags (RFC 9110), as this service's `ETag`s: `"1"`. */
         EntityTags: string;
         /** Format: int32 */
         UserId: number;
@@ -409,17 +409,17 @@ export interface components {
             email: components["schemas"]["Email"];
         };
         /**
-         * @description Full name; must contain a character other than white space, and no control characters (C0, DEL, C1) or unpaired surrogates.
+         * @description Full name; must contain a character other than white space, and no control characters (C0, DEL, C1). Like every string of a request body, it must be Unicode text (an unpaired surrogate escape such as `\ud800` alone is refused, `422`).
          * @example Thomas Anderson
          */
         FullName: string;
         /**
-         * @description Given name; must contain a character other than white space, and no control characters (C0, DEL, C1) or unpaired surrogates.
+         * @description Given name; must contain a character other than white space, and no control characters (C0, DEL, C1). Like every string of a request body, it must be Unicode text (an unpaired surrogate escape such as `\ud800` alone is refused, `422`).
          * @example Thomas
          */
         GivenName: string;
         /**
-         * @description Family name; may be empty; no control characters (C0, DEL, C1) or unpaired surrogates.
+         * @description Family name; may be empty; no control characters (C0, DEL, C1). Like every string of a request body, it must be Unicode text (an unpaired surrogate escape such as `\ud800` alone is refused, `422`).
          * @example Anderson
          */
         FamilyName: string;
@@ -1300,13 +1300,13 @@ export interface components {
         /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
          *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
          *     the change is applied unconditionally.
-         *     For example `"3"`.
+         *     For example `"1"`, a user's first version.
          *      */
         IfMatch: components["schemas"]["EntityTags"];
         /** @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
          *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
-         *     compare weakly, so `W/"3"` matches `"3"`.
-         *     For example `"3"`.
+         *     compare weakly, so `W/"1"` matches `"1"`.
+         *     For example `"1"`, a user's first version.
          *      */
         IfNoneMatch: components["schemas"]["EntityTags"];
         /** @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
@@ -1314,7 +1314,7 @@ export interface components {
          *     `Idempotent-Replayed: true`), and no second user. The same key with a different body gets `422`; a retry
          *     while the first request is still being processed gets `409`. Keys are kept for 24 hours, the newest
          *     1,000 of each client (the server's `IDEMPOTENCY_KEYS_PER_CLIENT`).
-         *     For example `3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77`.
+         *     For example `3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77`: a new random one for each create, never one sent before.
          *
          *     Each client has keys of its own. The client is its address as the limits count it: the address the
          *     outermost trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
@@ -1324,9 +1324,9 @@ export interface components {
          *     could send. A retry must come from the same address to be recognised.
          *      */
         IdempotencyKey: string;
-        /** @description Any text of at most 4,096 characters; accepted and ignored. */
+        /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
         XCustomHeader: string;
-        /** @description Any text of at most 4,096 characters; accepted and ignored. */
+        /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
         CustomHeader: string;
     };
     requestBodies: {
@@ -1455,7 +1455,7 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
@@ -1502,14 +1502,14 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
                  *     client with the same key and the same body gets the original status and body again (with
                  *     `Idempotent-Replayed: true`), and no second user. The same key with a different body gets `422`; a retry
                  *     while the first request is still being processed gets `409`. Keys are kept for 24 hours, the newest
                  *     1,000 of each client (the server's `IDEMPOTENCY_KEYS_PER_CLIENT`).
-                 *     For example `3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77`.
+                 *     For example `3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77`: a new random one for each create, never one sent before.
                  *
                  *     Each client has keys of its own. The client is its address as the limits count it: the address the
                  *     outermost trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
@@ -1571,12 +1571,12 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
                  *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
-                 *     compare weakly, so `W/"3"` matches `"3"`.
-                 *     For example `"3"`.
+                 *     compare weakly, so `W/"1"` matches `"1"`.
+                 *     For example `"1"`, a user's first version.
                  *      */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
@@ -1630,12 +1630,12 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
                  *     the change is applied unconditionally.
-                 *     For example `"3"`.
+                 *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
@@ -1695,12 +1695,12 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
                  *     the change is applied unconditionally.
-                 *     For example `"3"`.
+                 *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
@@ -1754,12 +1754,12 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
                  *     the change is applied unconditionally.
-                 *     For example `"3"`.
+                 *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
@@ -1819,9 +1819,9 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "Custom-Header"?: components["parameters"]["CustomHeader"];
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
@@ -1885,7 +1885,7 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
@@ -1932,14 +1932,14 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
                  *     client with the same key and the same body gets the original status and body again (with
                  *     `Idempotent-Replayed: true`), and no second user. The same key with a different body gets `422`; a retry
                  *     while the first request is still being processed gets `409`. Keys are kept for 24 hours, the newest
                  *     1,000 of each client (the server's `IDEMPOTENCY_KEYS_PER_CLIENT`).
-                 *     For example `3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77`.
+                 *     For example `3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77`: a new random one for each create, never one sent before.
                  *
                  *     Each client has keys of its own. The client is its address as the limits count it: the address the
                  *     outermost trusted proxy saw, an IPv6 address by its /64. The same key from another client is another key:
@@ -2001,12 +2001,12 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
                  *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
-                 *     compare weakly, so `W/"3"` matches `"3"`.
-                 *     For example `"3"`.
+                 *     compare weakly, so `W/"1"` matches `"1"`.
+                 *     For example `"1"`, a user's first version.
                  *      */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
@@ -2060,12 +2060,12 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
                  *     the change is applied unconditionally.
-                 *     For example `"3"`.
+                 *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
@@ -2125,12 +2125,12 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
                  *     the change is applied unconditionally.
-                 *     For example `"3"`.
+                 *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
@@ -2184,12 +2184,12 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
                  *     the change is applied unconditionally.
-                 *     For example `"3"`.
+                 *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
@@ -2249,9 +2249,9 @@ export interface operations {
                 delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "Custom-Header"?: components["parameters"]["CustomHeader"];
-                /** @description Any text of at most 4,096 characters; accepted and ignored. */
+                /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or

@@ -1,7 +1,7 @@
 import { toFieldErrors } from '../../server/http/contract/contract.js';
 import { HttpProblem, problemDocument, type ProblemKind } from '../../server/http/errors/problem.js';
 import { collectExamples, contract, exampleLabel, exampleRequest, inSandbox, requestsOf } from '../support/contract-examples.js';
-import { startTestServer } from '../support/test-server.js';
+import { startTestServer, TEST_CREDENTIALS } from '../support/test-server.js';
 
 // The contract's examples are what Prism serves to frontend teams, and what /docs shows: each must be valid
 // against its schema, and each must be what a fresh server (the 12 demo users) answers to the request it
@@ -98,3 +98,78 @@ test.each(reproducible.map((example) => [exampleLabel(example), example] as cons
     await server.cleanup();
   }
 });
+
+// The other direction: what the contract offers a client to send. Each request example (a body's examples, a
+// required parameter's `example`, and the example an optional parameter gives in words, "For example `x`")
+// must be something a fresh server does what it says with: tools (Schemathesis, Dredd, Swagger UI's Try it
+// out) send them as they are, and a reader copies them.
+
+interface OfferedRequest {
+  readonly label: string;
+  readonly request: Request;
+  /** What the example shows: success, or for a conditional GET that the copy is current. */
+  readonly expected: readonly number[];
+}
+
+/** "For example `x`" in a parameter's description: the example it gives in words. */
+const exampleInWords = (description: string | undefined) => /For example `([^`]+)`/.exec(description ?? '')?.[1];
+
+function offeredRequests(baseUrl: string): OfferedRequest[] {
+  const offered: OfferedRequest[] = [];
+  for (const [path, item] of Object.entries(contract.document.paths as Record<string, Record<string, any>>)) {
+    for (const [method, raw] of Object.entries(item)) {
+      if (method === 'parameters') continue;
+      const operation = contract.operation(raw.operationId);
+      // Operators' and the sandbox's own operations, and sandbox-only parameters, are not the API a client calls.
+      if (operation.sandboxOnly || operation.tags.includes('operations')) continue;
+      const parameters = [...((item.parameters ?? []) as unknown[]), ...((raw.parameters ?? []) as unknown[])].map((p) => contract.resolve<Record<string, any>>(p));
+      const required = parameters.filter((p) => p.required);
+      const target = path.replace(/\{(\w+)\}/g, (_all, name: string) => String(required.find((p) => p.name === name)!.example));
+      const body = raw.requestBody ? contract.resolve<Record<string, any>>(raw.requestBody).content : undefined;
+      const bodies: [string, string, unknown][] = body
+        ? Object.entries(body as Record<string, any>).flatMap(([type, media]) => Object.entries((media.examples ?? {}) as Record<string, any>).map(([name, example]) => [`${type} ${name}`, type, contract.resolve<{ value: unknown }>(example).value] as [string, string, unknown]))
+        : [['no body', '', undefined]];
+      const credentials: Record<string, string> = raw.security?.length ? { authorization: `Basic ${Buffer.from(`admin:${TEST_CREDENTIALS.password}`).toString('base64')}` } : {};
+      const make = (label: string, query: Record<string, string>, headers: Record<string, string>, [bodyLabel, type, value]: [string, string, unknown], expected: readonly number[]) => {
+        const url = new URL(`${baseUrl}${target}`);
+        for (const [name, text] of Object.entries(query)) url.searchParams.set(name, text);
+        offered.push({
+          label: `${method.toUpperCase()} ${path} ${bodyLabel}${label}`,
+          request: new Request(url, { method: method.toUpperCase(), headers: { ...credentials, ...headers, ...(type ? { 'content-type': type } : {}) }, body: value === undefined ? undefined : JSON.stringify(value) }),
+          expected,
+        });
+      };
+      for (const example of bodies) make('', {}, {}, example, [200, 201, 204]);
+      for (const parameter of parameters.filter((p) => !p.required && !p['x-sandbox-only'])) {
+        const text = exampleInWords(parameter.description);
+        if (text === undefined) continue;
+        const label = `, ${parameter.name}: ${text}`;
+        // A conditional GET with a fresh user's ETag is answered "not modified": what the example is for.
+        const expected = parameter.name === 'If-None-Match' ? [304] : [200, 201, 204];
+        make(label, parameter.in === 'query' ? { [parameter.name]: text } : {}, parameter.in === 'header' ? { [parameter.name]: text } : {}, bodies[0]!, expected);
+      }
+    }
+  }
+  return offered;
+}
+
+test('every request example of the contract does what it says on a fresh server: bodies, required parameters, and optional ones in words', async () => {
+  const failures: string[] = [];
+  let count = 0;
+  for (let index = 0; ; index++) {
+    // A server of its own for each: a create, a change or a delete must find the demo data as it was.
+    const server = await startTestServer({ env: { BASIC_AUTH_USERNAME: 'admin' } });
+    try {
+      const offered = offeredRequests(server.url);
+      if (index >= offered.length) break;
+      const { label, request, expected } = offered[index]!;
+      const response = await fetch(request);
+      count++;
+      if (!expected.includes(response.status)) failures.push(`${label}: ${response.status} ${await response.text()}`);
+    } finally {
+      await server.cleanup();
+    }
+  }
+  expect(count).toBeGreaterThan(20);
+  expect(failures).toEqual([]);
+}, 120_000);

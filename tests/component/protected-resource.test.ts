@@ -18,6 +18,16 @@ describeEachDialect((dialect) => {
       expect(res.headers.get('set-cookie')).toBeNull();
     });
 
+    test('the custom headers take what HTTP carries as it is: visible ASCII and spaces; other bytes are a 400 naming the header', async () => {
+      const plain = await sut.api.get(path, { headers: { ...basicAuth(), 'Custom-Header': 'any text, even "quoted" ~!@#', 'x-custom-header': 'a b' } });
+      expect(plain.status).toBe(200);
+      for (const [name, value] of [['Custom-Header', 'caf\u00e9'], ['x-custom-header', '\u00ff']] as const) {
+        const res = await sut.api.get(path, { headers: { ...basicAuth(), [name]: value } });
+        expect(res.status).toBe(400);
+        expect(res.body.errors).toEqual([{ path: `/${name}`, message: 'must be visible ASCII characters and spaces' }]);
+      }
+    });
+
     test('the scheme word is case-insensitive', async () => {
       const token = b64(`${TEST_CREDENTIALS.username}:${TEST_CREDENTIALS.password}`);
       expect((await sut.api.get(path, { headers: { authorization: `basic ${token}` } })).status).toBe(200);

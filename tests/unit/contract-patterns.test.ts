@@ -60,3 +60,38 @@ test.each(withPattern)('%s: the pattern stays linear on 64 KiB of hostile text',
   // Linear: well under a millisecond per text. Quadratic (the name pattern before): over a second per text.
   expect(performance.now() - started).toBeLessThan(250);
 });
+
+/** Text that tells engines apart: astral characters (two UTF-16 units) and BMP letters, blanks and marks. */
+const PORTABILITY_SAMPLES = ['Ada 😀', '😀', 'Zoë', 'İstanbul', 'a\u0301', '中文', 'x'.repeat(3), 'a b', '1', 'a@example.com', 'last_name,-id', 'WzEsImlkIiwiYSIsWzJdXQ'];
+
+test.each(withPattern)('%s: the pattern is portable: no surrogate ranges, the same verdict with and without the u flag', (_where, schema) => {
+  const pattern = schema.pattern as string;
+  // A range of surrogates means lone halves to a `u` engine, every astral character to one without it, and
+  // nothing a generator (Hypothesis) can draw from: the descriptions say it, and the server checks it.
+  expect(pattern).not.toMatch(/\\u[dD][89a-fA-F][0-9a-fA-F]{2}/);
+  for (const sample of PORTABILITY_SAMPLES) expect([sample, new RegExp(pattern).test(sample)]).toEqual([sample, new RegExp(pattern, 'u').test(sample)]);
+});
+
+const headerParameters = Object.values(document.paths)
+  .flatMap((item) => Object.entries(item).flatMap(([method, operation]) => (method === 'parameters' ? (operation as unknown[]) : ((operation as { parameters?: unknown[] }).parameters ?? []))))
+  .map((parameter) => contract.resolve<{ name: string; in: string; schema: unknown }>(parameter))
+  .filter((parameter) => parameter.in === 'header');
+const headers = [...new Map(headerParameters.map((p) => [p.name, contract.resolve<Schema>(p.schema)])).entries()];
+
+test('the contract has header parameters to check', () => {
+  expect(headers.length).toBeGreaterThanOrEqual(5);
+});
+
+test.each(headers)('header %s admits only what HTTP carries as it is: visible ASCII and spaces, bounded', (_name, schema) => {
+  expect(typeof schema.maxLength).toBe('number');
+  expect(typeof schema.pattern).toBe('string');
+  const regex = new RegExp(schema.pattern as string, 'u');
+  // Whatever the pattern takes, a control character (HTAB aside, HTTP's white space), DEL or a byte above
+  // ASCII turns it down.
+  for (const code of [0x00, 0x0a, 0x0d, 0x16, 0x1f, 0x7f, 0x85, 0xe9, 0xff]) {
+    for (const text of ['"1"', '*', 'code=404', 'a', '3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77']) {
+      if (!regex.test(text)) continue;
+      expect([text, code, regex.test(`${text}${String.fromCharCode(code)}`)]).toEqual([text, code, false]);
+    }
+  }
+});

@@ -1,5 +1,6 @@
 import { ajvSchema } from './ajv-schema.js';
 import { excerpt } from '../errors/excerpt.js';
+import { wellFormed } from './unicode-text.js';
 
 // Browser-safe, and free of ajv: the MSW handlers of the client package validate requests with it too, with
 // validators compiled ahead (precompiled-contract.ts); the server compiles them with ajv (ajv-contract.ts).
@@ -76,7 +77,7 @@ export interface Contract {
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
 /** A member name as one reference token of a JSON Pointer (RFC 6901 §3): `~` and `/` escaped. */
-const pointerToken = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
+export const pointerToken = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Turns ajv's errors into `{path, message}` pairs pointing at the offending member. */
 export function toFieldErrors(errors: readonly ValidationErrorObject[] | null | undefined, prefix = ''): FieldError[] {
@@ -87,8 +88,9 @@ export function toFieldErrors(errors: readonly ValidationErrorObject[] | null | 
       return { path: `${prefix}${error.instancePath}/${pointerToken(params.missingProperty!)}`, message: 'is required' };
     }
     if (error.keyword === 'additionalProperties') {
-      // The member's name is the client's: repeated in part, so that a long one cannot make a long answer.
-      return { path: `${prefix}${error.instancePath}/${pointerToken(excerpt(params.additionalProperty!))}`, message: 'is not allowed' };
+      // The member's name is the client's: repeated in part, so that a long one cannot make a long answer, and as
+      // Unicode text (half of a surrogate pair alone shown as U+FFFD).
+      return { path: `${prefix}${error.instancePath}/${pointerToken(excerpt(wellFormed(params.additionalProperty!)))}`, message: 'is not allowed' };
     }
     if (error.keyword === 'pattern') {
       // Never the regular expression itself: the contract says in words what the pattern means.

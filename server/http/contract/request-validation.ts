@@ -1,5 +1,6 @@
-import { toFieldErrors, type Contract, type Operation, type Parameter, type Schema, type Validator } from './contract.js';
+import { pointerToken, toFieldErrors, type Contract, type FieldError, type Operation, type Parameter, type Schema, type Validator } from './contract.js';
 import { HttpProblem } from '../errors/problem.js';
+import { UNPAIRED_SURROGATE, wellFormed } from './unicode-text.js';
 
 /** Path, query and body of a request, checked against the contract and converted to their declared types. */
 export interface ValidRequest {
@@ -81,6 +82,35 @@ function foreignParameterCheck({ names, message }: NonNullable<Operation['foreig
   };
 }
 
+
+/**
+ * Every string of a JSON body (member names and values) must be Unicode text: JSON can escape half of a
+ * surrogate pair alone (`"\ud800"`), which no UTF-8 text, database or other client can hold. The contract's
+ * patterns do not say it (a surrogate range in a pattern means another thing to each regular-expression
+ * engine, and generators refuse it): its descriptions do, and this enforces it, for every member at once.
+ * Called on a body its schema accepted, so of bounded depth; walked without recursion all the same, and
+ * linear in the body, which the body limit bounds. At most MAX_LISTED_ERRORS found.
+ */
+export function unpairedSurrogates(body: unknown): FieldError[] {
+  const found: FieldError[] = [];
+  const pending: [unknown, string][] = [[body, '']];
+  while (pending.length > 0 && found.length < MAX_LISTED_ERRORS) {
+    const [value, path] = pending.pop()!;
+    if (typeof value === 'string') {
+      if (UNPAIRED_SURROGATE.test(value)) found.push({ path, message: 'must be Unicode text: it holds half of a surrogate pair alone' });
+    } else if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index--) pending.push([value[index], `${path}/${index}`]);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [name, member] of Object.entries(value).reverse()) {
+        // A name that is not Unicode text is reported once, its bad halves shown as U+FFFD.
+        if (UNPAIRED_SURROGATE.test(name)) found.push({ path: `${path}/${pointerToken(wellFormed(name))}`, message: 'is not Unicode text: it holds half of a surrogate pair alone' });
+        else pending.push([member, `${path}/${pointerToken(name)}`]);
+      }
+    }
+  }
+  return found;
+}
+
 /**
  * Compiles, once, the checks of one operation; the returned function throws HttpProblem 400 or 422.
  * Locations the operation declares no parameters in are skipped, and yield an empty object. Outside sandbox
@@ -100,8 +130,11 @@ export function compileRequestValidator(contract: Contract, operationId: string,
     const path = checkPath ? checkPath(raw.path) : NO_PARAMETERS;
     const query = checkQuery ? checkQuery(raw.query) : NO_PARAMETERS;
     const header = checkHeader ? checkHeader(raw.header) : NO_PARAMETERS;
-    if (validateBody && !validateBody(raw.body)) {
-      const errors = toFieldErrors(validateBody.errors);
+    const valid = validateBody === undefined || validateBody(raw.body);
+    // Only a body its schema accepted: one it refuses is refused already, and may be nested 10,000 deep.
+    const notText = validateBody !== undefined && valid ? unpairedSurrogates(raw.body) : [];
+    if (!valid || notText.length > 0) {
+      const errors = [...(valid ? [] : toFieldErrors(validateBody!.errors)), ...notText];
       if (errors.length <= MAX_LISTED_ERRORS) throw new HttpProblem('validation-failed', 'The request body does not match the schema.', { errors });
       // A body of thousands of unknown members would otherwise get a list of thousands (a 49 KB body, a 224 KB answer).
       const detail = `The request body does not match the schema; the first ${MAX_LISTED_ERRORS} of its ${errors.length} problems are listed.`;
