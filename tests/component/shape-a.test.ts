@@ -73,6 +73,16 @@ describeEachDialect((dialect) => {
       }
     });
 
+    test('an empty page or per_page (reqres.in reads page 1) is a 400 that says it is empty', async () => {
+      for (const name of ['page', 'per_page']) {
+        const res = await sut.api.get(`/api/users?${name}=`);
+        expect(res.status).toBe(400);
+        expect(res.body.errors).toEqual([{ path: `/${name}`, message: 'is empty: give a number, or leave the parameter out' }]);
+      }
+      // A value that is there but wrong keeps the schema's own words.
+      expect((await sut.api.get('/api/users?page=x')).body.errors).toEqual([{ path: '/page', message: 'must be integer' }]);
+    });
+
     test('unknown query parameters are ignored', async () => {
       const res = await sut.api.get('/api/users?per_page=2&cacheBust=123');
       expect(res.status).toBe(200);
@@ -112,6 +122,21 @@ describeEachDialect((dialect) => {
       const res = await sut.api.post('/api/users', buildDemoUserInput({ name: 'Cher' }));
       expect(res.status).toBe(201);
       expect(await storedUser(sut.server, res.body.id)).toMatchObject({ first_name: 'Cher', last_name: '' });
+    });
+
+    test('reqres.in\'s body, {name, job}, is a 422 that names what is kept instead, and stores nothing', async () => {
+      const before = await storedCount(sut.server);
+      const job = 'is not kept here (reqres.in echoes it back, this service stores a user\'s name and email only)';
+      const created = await sut.api.post('/api/users', { name: 'morpheus', job: 'leader' });
+      expect(created.status).toBe(422);
+      expect(created.body.errors).toEqual(expect.arrayContaining([{ path: '/job', message: job }, { path: '/email', message: 'is required' }]));
+      const replaced = await sut.api.put('/api/users/2', { name: 'morpheus', job: 'zion resident', email: 'morpheus@example.com' });
+      expect(replaced.body.errors).toEqual([{ path: '/job', message: job }]);
+      const patched = await sut.api.request('PATCH', '/api/users/2', { json: { job: 'zion resident' } });
+      expect(patched.body.errors).toEqual([{ path: '/job', message: job }]);
+      // Any other unknown member is simply not allowed.
+      expect((await sut.api.post('/api/users', { name: 'A B', email: 'a@example.com', role: 'x' })).body.errors).toEqual([{ path: '/role', message: 'is not allowed' }]);
+      expect(await storedCount(sut.server)).toBe(before);
     });
 
     test('accepts custom request headers and ignores them', async () => {

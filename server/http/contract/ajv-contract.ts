@@ -22,7 +22,7 @@ export function createAjv(document: Readonly<Record<string, unknown>>, options: 
   // that a bad address gets one error, in the pattern's words.
   ajv.addFormat('email', () => true);
   // OpenAPI 3.0 annotations that are not JSON Schema keywords, and the contract's own extension.
-  ajv.addVocabulary(['example', 'xml', 'externalDocs', 'x-pattern-message']);
+  ajv.addVocabulary(['example', 'xml', 'externalDocs', 'x-pattern-message', 'x-foreign-members']);
   ajv.addSchema({ $id: 'contract', definitions: ajvSchema(schemas) });
   return ajv;
 }

@@ -43,6 +43,9 @@ function objectSchema(parameters: readonly Parameter[]): Schema {
   };
 }
 
+/** What an empty number parameter is told. */
+const EMPTY_NUMBER = 'is empty: give a number, or leave the parameter out';
+
 /** Most problems one answer lists (the contract's Problem.errors maxItems); the detail counts the others. */
 export const MAX_LISTED_ERRORS = 20;
 
@@ -53,6 +56,8 @@ const NO_PARAMETERS: Readonly<Record<string, unknown>> = Object.freeze({});
 export function compileParameterCheck(contract: Contract, parameters: readonly Parameter[], location: (typeof LOCATIONS)[number]) {
   const declared = parameters.map((p) => ({ name: p.name, raw: rawName(location, p.name), schema: contract.resolve<Schema>(p.schema) }));
   const validate = contract.compile(objectSchema(parameters));
+  // Query parameters only: a path segment is never empty, and an empty header is as if absent.
+  const numeric = new Set(location === 'query' ? declared.filter(({ schema }) => schema.type === 'integer' || schema.type === 'number').map(({ name }) => pointerToken(name)) : []);
   return (raw: RawRequest[typeof location]): Record<string, unknown> => {
     const values: Record<string, unknown> = {};
     for (const { name, raw: rawKey, schema } of declared) {
@@ -60,7 +65,8 @@ export function compileParameterCheck(contract: Contract, parameters: readonly P
       if (value !== undefined) values[name] = coerce(value, schema);
     }
     if (!validate(values)) {
-      const errors = toFieldErrors(validate.errors);
+      // An empty number (`?page=`, which reqres.in and json-server read as absent) says so, not "must be integer".
+      const errors = toFieldErrors(validate.errors).map((error) => (values[error.path.slice(1)] === '' && numeric.has(error.path.slice(1)) ? { ...error, message: EMPTY_NUMBER } : error));
       throw new HttpProblem('invalid-parameter', `The ${location} parameters are invalid.`, { errors });
     }
     return values;
