@@ -1,6 +1,6 @@
 import { pointerToken, toFieldErrors, type Contract, type FieldError, type Operation, type Parameter, type Schema, type Validator } from './contract.js';
 import { HttpProblem } from '../errors/problem.js';
-import { UNPAIRED_SURROGATE, wellFormed } from './unicode-text.js';
+import { hasUnpairedSurrogate, wellFormed } from './unicode-text.js';
 
 /** Path, query and body of a request, checked against the contract and converted to their declared types. */
 export interface ValidRequest {
@@ -103,13 +103,13 @@ export function unpairedSurrogates(body: unknown): FieldError[] {
   while (pending.length > 0 && found.length < MAX_LISTED_ERRORS) {
     const [value, path] = pending.pop()!;
     if (typeof value === 'string') {
-      if (UNPAIRED_SURROGATE.test(value)) found.push({ path, message: 'must be Unicode text: it holds half of a surrogate pair alone' });
+      if (hasUnpairedSurrogate(value)) found.push({ path, message: 'must be Unicode text: it holds half of a surrogate pair alone' });
     } else if (Array.isArray(value)) {
       for (let index = value.length - 1; index >= 0; index--) pending.push([value[index], `${path}/${index}`]);
     } else if (value !== null && typeof value === 'object') {
       for (const [name, member] of Object.entries(value).reverse()) {
         // A name that is not Unicode text is reported once, its bad halves shown as U+FFFD.
-        if (UNPAIRED_SURROGATE.test(name)) found.push({ path: `${path}/${pointerToken(wellFormed(name))}`, message: 'is not Unicode text: it holds half of a surrogate pair alone' });
+        if (hasUnpairedSurrogate(name)) found.push({ path: `${path}/${pointerToken(wellFormed(name))}`, message: 'is not Unicode text: it holds half of a surrogate pair alone' });
         else pending.push([member, `${path}/${pointerToken(name)}`]);
       }
     }
