@@ -1,7 +1,7 @@
 import type { UserFields } from '../domain/user.js';
 import { fromLocalUserInput } from '../handlers/shape-b.mapper.js';
-import { toFieldErrors, type Contract } from '../http/contract/contract.js';
-import { unpairedSurrogates } from '../http/contract/request-validation.js';
+import type { Contract } from '../http/contract/contract.js';
+import { bodyErrors } from '../http/contract/request-validation.js';
 
 // The users a new store starts with instead of the demo users, checked as POST /users checks one: from
 // USERS_FILE (users-file.ts) or given to the MSW handlers (client/src/msw.ts). Browser-safe: no file system.
@@ -19,9 +19,7 @@ export function checkFirstUsers(value: unknown, contract: Contract): { users: Us
   if (!Array.isArray(value)) return { problem: 'must hold a JSON array of users, each {"firstName", "lastName", "email"}.' };
   if (value.length > MAX_FIRST_USERS) return { problem: `holds ${value.length} users; at most ${MAX_FIRST_USERS}.` };
   const validate = contract.compile({ $ref: '#/components/schemas/UserInput' });
-  const problems = value.flatMap((user, i) =>
-    (validate(user) ? unpairedSurrogates(user) : toFieldErrors(validate.errors)).map((error) => `user ${i + 1}: ${error.path || '/'} ${error.message}`),
-  );
+  const problems = value.flatMap((user, i) => bodyErrors(validate, user).map((error) => `user ${i + 1}: ${error.path || '/'} ${error.message}`));
   if (problems.length > 0) {
     const more = problems.length > LISTED_PROBLEMS ? ` (and ${problems.length - LISTED_PROBLEMS} more)` : '';
     return { problem: `does not match the contract's UserInput: ${problems.slice(0, LISTED_PROBLEMS).join('; ')}${more}.` };

@@ -89,9 +89,8 @@ export function toFieldErrors(errors: readonly ValidationErrorObject[] | null | 
     }
     if (error.keyword === 'additionalProperties') {
       // The member's name is the client's: repeated in part, so that a long one cannot make a long answer, and as
-      // Unicode text (half of a surrogate pair alone shown as U+FFFD).
-      // A member another tool's users send (reqres.in's `job`) is named with what this service keeps instead
-      // (the object's `x-foreign-members`).
+      // Unicode text (half of a surrogate pair alone shown as U+FFFD). A member another tool's users send
+      // (reqres.in's `job`) is told what this service keeps instead (the object's `x-foreign-members`).
       const foreign = (error.parentSchema as { 'x-foreign-members'?: Record<string, string> } | undefined)?.['x-foreign-members'];
       const message = foreign !== undefined && Object.hasOwn(foreign, params.additionalProperty!) ? foreign[params.additionalProperty!]! : 'is not allowed';
       return { path: `${prefix}${error.instancePath}/${pointerToken(excerpt(wellFormed(params.additionalProperty!)))}`, message };

@@ -56,8 +56,9 @@ const NO_PARAMETERS: Readonly<Record<string, unknown>> = Object.freeze({});
 export function compileParameterCheck(contract: Contract, parameters: readonly Parameter[], location: (typeof LOCATIONS)[number]) {
   const declared = parameters.map((p) => ({ name: p.name, raw: rawName(location, p.name), schema: contract.resolve<Schema>(p.schema) }));
   const validate = contract.compile(objectSchema(parameters));
-  // Query parameters only: a path segment is never empty, and an empty header is as if absent.
-  const numeric = new Set(location === 'query' ? declared.filter(({ schema }) => schema.type === 'integer' || schema.type === 'number').map(({ name }) => pointerToken(name)) : []);
+  // The error path of each number parameter, and its name. Query parameters only: a path segment is never
+  // empty, and an empty header is as if absent.
+  const numbers = new Map(location === 'query' ? declared.filter(({ schema }) => schema.type === 'integer' || schema.type === 'number').map(({ name }) => [`/${pointerToken(name)}`, name]) : []);
   return (raw: RawRequest[typeof location]): Record<string, unknown> => {
     const values: Record<string, unknown> = {};
     for (const { name, raw: rawKey, schema } of declared) {
@@ -66,7 +67,8 @@ export function compileParameterCheck(contract: Contract, parameters: readonly P
     }
     if (!validate(values)) {
       // An empty number (`?page=`, which reqres.in and json-server read as absent) says so, not "must be integer".
-      const errors = toFieldErrors(validate.errors).map((error) => (values[error.path.slice(1)] === '' && numeric.has(error.path.slice(1)) ? { ...error, message: EMPTY_NUMBER } : error));
+      const isEmptyNumber = (path: string) => numbers.has(path) && values[numbers.get(path)!] === '';
+      const errors = toFieldErrors(validate.errors).map((error) => (isEmptyNumber(error.path) ? { ...error, message: EMPTY_NUMBER } : error));
       throw new HttpProblem('invalid-parameter', `The ${location} parameters are invalid.`, { errors });
     }
     return values;
@@ -88,7 +90,6 @@ function foreignParameterCheck({ names, message }: NonNullable<Operation['foreig
   };
 }
 
-
 /**
  * Every string of a JSON body (member names and values) must be Unicode text: JSON can escape half of a
  * surrogate pair alone (`"\ud800"`), which no UTF-8 text, database or other client can hold. The contract's
@@ -97,7 +98,7 @@ function foreignParameterCheck({ names, message }: NonNullable<Operation['foreig
  * Called on a body its schema accepted, so of bounded depth; walked without recursion all the same, and
  * linear in the body, which the body limit bounds. At most MAX_LISTED_ERRORS found.
  */
-export function unpairedSurrogates(body: unknown): FieldError[] {
+function unpairedSurrogates(body: unknown): FieldError[] {
   const found: FieldError[] = [];
   const pending: [unknown, string][] = [[body, '']];
   while (pending.length > 0 && found.length < MAX_LISTED_ERRORS) {
@@ -115,6 +116,14 @@ export function unpairedSurrogates(body: unknown): FieldError[] {
     }
   }
   return found;
+}
+
+/**
+ * What is wrong with a JSON body: its schema's errors or, for a body the schema accepts, each string that is
+ * not Unicode text. A refused body is not walked: it is refused already, and may be nested 10,000 deep.
+ */
+export function bodyErrors(validate: Validator, body: unknown): FieldError[] {
+  return validate(body) ? unpairedSurrogates(body) : toFieldErrors(validate.errors);
 }
 
 /**
@@ -136,11 +145,8 @@ export function compileRequestValidator(contract: Contract, operationId: string,
     const path = checkPath ? checkPath(raw.path) : NO_PARAMETERS;
     const query = checkQuery ? checkQuery(raw.query) : NO_PARAMETERS;
     const header = checkHeader ? checkHeader(raw.header) : NO_PARAMETERS;
-    const valid = validateBody === undefined || validateBody(raw.body);
-    // Only a body its schema accepted: one it refuses is refused already, and may be nested 10,000 deep.
-    const notText = validateBody !== undefined && valid ? unpairedSurrogates(raw.body) : [];
-    if (!valid || notText.length > 0) {
-      const errors = [...(valid ? [] : toFieldErrors(validateBody!.errors)), ...notText];
+    const errors = validateBody ? bodyErrors(validateBody, raw.body) : [];
+    if (errors.length > 0) {
       if (errors.length <= MAX_LISTED_ERRORS) throw new HttpProblem('validation-failed', 'The request body does not match the schema.', { errors });
       // A body of thousands of unknown members would otherwise get a list of thousands (a 49 KB body, a 224 KB answer).
       const detail = `The request body does not match the schema; the first ${MAX_LISTED_ERRORS} of its ${errors.length} problems are listed.`;
