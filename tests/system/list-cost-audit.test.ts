@@ -85,6 +85,29 @@ async function audit(server: ServerProcess, progress: (results: readonly Result[
   return results;
 }
 
+/** How many more times a combination over its bound is measured before the audit calls it unbounded. */
+const RETRIES = 3;
+
+/**
+ * The combinations whose cost stays over the bound: each one over it is measured again, up to RETRIES times,
+ * against a single GET measured just before it. A machine busy for a moment slows one measurement; work that
+ * grows with the store is over the bound every time.
+ */
+async function overBudget(server: ServerProcess, results: readonly Result[]): Promise<Result[]> {
+  const bound = async () => Math.max(BUDGET_MS, BUSY_FACTOR * (await cost(`${server.url}/api/users/1`)).ms);
+  const over: Result[] = [];
+  for (const result of results) {
+    let ms = result.ms;
+    let limit = await bound();
+    for (let retry = 0; retry < RETRIES && ms > limit; retry++) {
+      ms = Math.min(ms, (await cost(`${server.url}${result.request}`)).ms);
+      limit = await bound();
+    }
+    if (ms > limit) over.push({ ...result, ms });
+  }
+  return over;
+}
+
 /** Writes the audit's table: each request (cursors elided), its status and its median time. */
 function writeReport(file: string, results: readonly Result[], title = 'in progress'): void {
   const rows = results.map((r) => `| \`${r.request.replace(/cursor=[^&]+/, 'cursor=…')}\` | ${r.status} | ${r.ms.toFixed(1)} |`);
@@ -100,10 +123,9 @@ describe.each(DIALECTS)('list audit on %s', (dialect) => {
       const single = await cost(`${server.url}/api/users/1`);
       // A long run (1,000,000 users) shows the table so far as it goes.
       const results = await audit(server, (sofar) => REPORT !== undefined && writeReport(`${REPORT}-${dialect}.md`, sofar));
-      const bound = Math.max(BUDGET_MS, BUSY_FACTOR * single.ms);
       if (REPORT !== undefined) writeReport(`${REPORT}-${dialect}.md`, results, `${dialect}, ${USERS} users (a single GET: ${single.ms.toFixed(1)} ms)`);
       expect(results.filter((r) => r.status !== 200).map((r) => `${r.request}: ${r.status}`)).toEqual([]);
-      expect(results.filter((r) => r.ms > bound).map((r) => `${r.request.replace(/cursor=[^&]+/, 'cursor=…')}: ${r.ms.toFixed(0)} ms`)).toEqual([]);
+      expect((await overBudget(server, results)).map((r) => `${r.request.replace(/cursor=[^&]+/, 'cursor=…')}: ${r.ms.toFixed(0)} ms`)).toEqual([]);
     } finally {
       await server.stop('SIGKILL');
       await store.drop();
