@@ -35,7 +35,7 @@ INSTALLED := node_modules/.installed
 RUNTIME := node_modules/.runtime
 # dist/ is compiled again only when a source changed: a later make run starts in a second or two.
 BUILT := dist/.built
-SOURCES := $(shell find server generated -name '*.ts') openapi/user-records.yaml tsconfig.json tsconfig.build.json scripts/copy-contract.mjs
+SOURCES := $(shell find server generated -name '*.ts') openapi/user-records.yaml generated/user-records.sandbox.yaml tsconfig.json tsconfig.build.json scripts/copy-contract.mjs
 JEST_FLAGS ?=
 
 .PHONY: help install contract-gate release-contract chromium container-tools deploy-tools image generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean
@@ -101,7 +101,7 @@ image: container-tools ## Build the container image (localhost/user-records-serv
 	  --build-arg VERSION=$(VERSION) --build-arg REVISION=$$(git rev-parse HEAD 2>/dev/null || echo unknown) \
 	  -t $(IMAGE):latest -t $(IMAGE):$(VERSION) -f Containerfile .
 
-generate: $(INSTALLED) ## Regenerate generated/ from openapi/user-records.yaml
+generate: $(INSTALLED) ## Regenerate generated/ from openapi/user-records.yaml and its sandbox overlay
 	scripts/generate.sh generated
 
 check-generated: $(INSTALLED) ## Fail when generated/ differs from what the contract generates
@@ -115,8 +115,8 @@ contract-gate: $(INSTALLED) ## Breaking-change gate: the contract's changes sinc
 release-contract: $(INSTALLED) ## Record the contract as released (changelog entry, openapi/released/)
 	node scripts/contract-gate.mjs --release
 
-lint: $(INSTALLED) ## Lint the contract with Spectral: spectral:oas and the OWASP API ruleset (.spectral.yaml)
-	node_modules/.bin/spectral lint openapi/user-records.yaml --ruleset .spectral.yaml --fail-severity warn
+lint: $(INSTALLED) ## Lint the contract and its sandbox variant with Spectral: spectral:oas and the OWASP API ruleset (.spectral.yaml)
+	node_modules/.bin/spectral lint openapi/user-records.yaml generated/user-records.sandbox.yaml --ruleset .spectral.yaml --fail-severity warn
 
 typecheck: $(INSTALLED) ## Strict type check of everything, and of the client as browser code
 	node_modules/.bin/tsc --noEmit
@@ -139,8 +139,10 @@ run: build ## Start the server on SQLite with demo data (http://127.0.0.1:3000)
 	@$(WITH_PASSWORD); BASIC_AUTH_USERNAME='$(BASIC_AUTH_USERNAME)' $(USERS) \
 	PORT='$(PORT)' DATABASE_URL='$(DATABASE_URL)' exec npm start --silent
 
-mock: $(INSTALLED) ## Prism mock of the contract (http://127.0.0.1:4010, MOCK_PORT; MOCK_DYNAMIC=1: generated data)
-	exec node_modules/.bin/prism mock openapi/user-records.yaml -h 127.0.0.1 -p $(MOCK_PORT) $(if $(MOCK_DYNAMIC),--dynamic)
+# The mock serves the sandbox variant: the same controls as the sandbox (Prefer, delay, the reset), so that a
+# frontend's tests switch between them by base URL alone.
+mock: $(INSTALLED) ## Prism mock of the contract's sandbox variant (http://127.0.0.1:4010, MOCK_PORT; MOCK_DYNAMIC=1: generated data)
+	exec node_modules/.bin/prism mock generated/user-records.sandbox.yaml -h 127.0.0.1 -p $(MOCK_PORT) $(if $(MOCK_DYNAMIC),--dynamic)
 
 # The real service on an in-memory SQLite store: every start (and every POST /__sandbox/reset) is the demo data.
 sandbox: build ## The real service on an in-memory store with test controls (http://127.0.0.1:4011, SANDBOX_PORT)

@@ -241,33 +241,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/__sandbox/reset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Restore the demo data (sandbox only)
-         * @description Only a server started in sandbox mode (`make sandbox`, `SANDBOX=true`) has this path; any other answers
-         *     `404`. Deletes every user and idempotency key and restores the 12 demo users, with ids from 1 again, so
-         *     that each test of a frontend can start from the same data.
-         *
-         *     The body is `{}` as `application/json`. A page of another origin can send that only after a CORS
-         *     preflight, which the sandbox admits for local development origins alone; what any page can send
-         *     without one (no body, `text/plain`, a form) is refused with `400` or `415` and resets nothing.
-         *
-         */
-        post: operations["resetSandbox"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -438,8 +411,6 @@ export interface components {
             lastName?: components["schemas"]["FamilyName"];
             email?: components["schemas"]["Email"];
         };
-        /** @description No members. The body exists so that a browser must preflight a reset (CORS). */
-        SandboxReset: Record<string, never>;
         /** @description An RFC 9457 problem detail. */
         Problem: {
             /**
@@ -494,15 +465,6 @@ export interface components {
         HealthRefused: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The store cannot be reached (nothing was reset), or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. */
-        ResetUnavailable: {
-            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -1110,42 +1072,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The body is missing, or is not JSON that parses. */
-        ResetBadBody: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The body is larger than 64 KiB. */
-        ResetTooLarge: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The body is not `application/json`, or there is none: what a page of any origin can send without a CORS preflight. Nothing is reset. */
-        ResetNotJson: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The body is JSON, but not `{}`. Nothing is reset. */
-        ResetInvalid: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description A failure nobody foresaw. It is logged with its stack and the request id (`X-Request-Id`); the answer says nothing of it, and a retry may succeed. */
         DemoUsersInternalError: {
             headers: {
@@ -1201,15 +1127,6 @@ export interface components {
             };
         };
         /** @description A failure nobody foresaw. It is logged with its stack and the request id (`X-Request-Id`); the answer says nothing of it, and a retry may succeed. */
-        ResetInternalError: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description A failure nobody foresaw. It is logged with its stack and the request id (`X-Request-Id`); the answer says nothing of it, and a retry may succeed. */
         HealthInternalError: {
             headers: {
                 [name: string]: unknown;
@@ -1238,20 +1155,6 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-         *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-         *     mode ignores it.
-         *     For example `2`.
-         *      */
-        SandboxDelay: number;
-        /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-         *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-         *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-         *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-         *     not in sandbox mode ignores it.
-         *     For example `code=404`.
-         *      */
-        Prefer: string;
         /**
          * @description Identifier of the user, a positive integer assigned by the service.
          * @example 2
@@ -1344,14 +1247,6 @@ export interface components {
             content: {
                 "application/merge-patch+json": components["schemas"]["DemoUserPatch"];
                 "application/json": components["schemas"]["DemoUserPatch"];
-            };
-        };
-        /** @description `{}`: a body a CORS "simple" request cannot carry, so that no page of another origin can reset the
-         *     sandbox without a preflight (which admits local development origins alone).
-         *      */
-        SandboxReset: {
-            content: {
-                "application/json": components["schemas"]["SandboxReset"];
             };
         };
         UserPatch: {
@@ -1447,24 +1342,10 @@ export interface operations {
                  *     In shape B it needs `limit`.
                  *      */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
             cookie?: never;
@@ -1493,14 +1374,7 @@ export interface operations {
     };
     createDemoUser: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
+            query?: never;
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1519,14 +1393,6 @@ export interface operations {
                  *     could send. A retry must come from the same address to be recognised.
                  *      */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
             cookie?: never;
@@ -1562,14 +1428,7 @@ export interface operations {
     };
     getDemoUser: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
+            query?: never;
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1579,14 +1438,6 @@ export interface operations {
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -1621,14 +1472,7 @@ export interface operations {
     };
     replaceDemoUser: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
+            query?: never;
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1638,14 +1482,6 @@ export interface operations {
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -1686,14 +1522,7 @@ export interface operations {
     };
     deleteDemoUser: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
+            query?: never;
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1703,14 +1532,6 @@ export interface operations {
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -1745,14 +1566,7 @@ export interface operations {
     };
     patchDemoUser: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
+            query?: never;
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1762,14 +1576,6 @@ export interface operations {
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -1810,27 +1616,12 @@ export interface operations {
     };
     getDemoProtectedResource: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
+            query?: never;
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "Custom-Header"?: components["parameters"]["CustomHeader"];
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
             cookie?: never;
@@ -1877,24 +1668,10 @@ export interface operations {
                  *     In shape B it needs `limit`.
                  *      */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
             };
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
             cookie?: never;
@@ -1923,14 +1700,7 @@ export interface operations {
     };
     createUser: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
+            query?: never;
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -1949,14 +1719,6 @@ export interface operations {
                  *     could send. A retry must come from the same address to be recognised.
                  *      */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
             cookie?: never;
@@ -1992,14 +1754,7 @@ export interface operations {
     };
     getUser: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
+            query?: never;
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -2009,14 +1764,6 @@ export interface operations {
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -2051,14 +1798,7 @@ export interface operations {
     };
     replaceUser: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
+            query?: never;
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -2068,14 +1808,6 @@ export interface operations {
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -2116,14 +1848,7 @@ export interface operations {
     };
     deleteUser: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
+            query?: never;
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -2133,14 +1858,6 @@ export interface operations {
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -2175,14 +1892,7 @@ export interface operations {
     };
     patchUser: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
+            query?: never;
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
@@ -2192,14 +1902,6 @@ export interface operations {
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 /**
@@ -2240,27 +1942,12 @@ export interface operations {
     };
     getProtectedResource: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
+            query?: never;
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "Custom-Header"?: components["parameters"]["CustomHeader"];
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
             cookie?: never;
@@ -2278,78 +1965,10 @@ export interface operations {
             503: components["responses"]["CredentialChecksBusy"];
         };
     };
-    resetSandbox: {
-        parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
-            header?: {
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: components["requestBodies"]["SandboxReset"];
-        responses: {
-            /** @description The demo data is restored; the body is empty. A reset is no write, so the write limit neither counts nor refuses it. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["ResetBadBody"];
-            /** @description This server is not in sandbox mode. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            408: components["responses"]["RequestTimeout"];
-            413: components["responses"]["ResetTooLarge"];
-            415: components["responses"]["ResetNotJson"];
-            417: components["responses"]["ExpectationFailed"];
-            422: components["responses"]["ResetInvalid"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["ResetInternalError"];
-            503: components["responses"]["ResetUnavailable"];
-        };
-    };
     getHealth: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
-            header?: {
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
-            };
+            query?: never;
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -2374,24 +1993,8 @@ export interface operations {
     };
     getReadiness: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
-            header?: {
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
-            };
+            query?: never;
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -2416,24 +2019,8 @@ export interface operations {
     };
     getMetrics: {
         parameters: {
-            query?: {
-                /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
-                 *     frontend's loading states. It replaces `SANDBOX_LATENCY_MS` for this request. A server not in sandbox
-                 *     mode ignores it.
-                 *     For example `2`.
-                 *      */
-                delay?: components["parameters"]["SandboxDelay"];
-            };
-            header?: {
-                /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
-                 *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
-                 *     `code=422, example=invalidEmail`. The sandbox names what it applied in `Preference-Applied`. Prism reads
-                 *     the same header, so a frontend switches between the mock and the sandbox by base URL alone. A server
-                 *     not in sandbox mode ignores it.
-                 *     For example `code=404`.
-                 *      */
-                Prefer?: components["parameters"]["Prefer"];
-            };
+            query?: never;
+            header?: never;
             path?: never;
             cookie?: never;
         };

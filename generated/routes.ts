@@ -1,8 +1,8 @@
-// Generated from openapi/user-records.yaml by `make generate` (openapi-generator, openapi/templates/index.mustache).
+// Generated from generated/user-records.sandbox.yaml (the contract with its sandbox overlay) by `make generate` (openapi-generator, openapi/templates/index.mustache).
 // Do not edit: change the contract or the template and regenerate.
-import type { operations } from './api.js';
+import type { operations } from './sandbox-api.js';
 
-/** The name of every operation in the contract. */
+/** The name of every operation in the contract and its sandbox variant. */
 export type OperationId = keyof operations;
 
 /** HTTP methods the contract uses. */

@@ -9,4 +9,4 @@ if ! diff -ru generated "$scratch"; then
   echo "generated/ is stale: run 'make generate' and commit the result." >&2
   exit 1
 fi
-echo "generated/ matches openapi/user-records.yaml"
+echo "generated/ matches openapi/user-records.yaml and openapi/sandbox.overlay.yaml"

@@ -1,6 +1,8 @@
 // Writes parts of the contract as TypeScript modules, for code that cannot read files (the client package runs
 // in browsers). `make generate` runs it; `make check-generated` checks what it wrote.
-//   node scripts/contract-module.mjs <spec> contract   generated/contract.ts: the whole document, for the MSW handlers
+//   node scripts/contract-module.mjs <spec> contract   generated/contract.ts: the whole production document, for a server
+//   node scripts/contract-module.mjs <spec> sandbox    generated/sandbox-contract.ts: the whole sandbox variant, for a
+//                                                      server in sandbox mode
 //   node scripts/contract-module.mjs <spec> runtime    generated/runtime-contract.ts: what validation and answers read, for
 //                                                      the MSW handlers and the sandbox (no prose: a third of the size)
 //   node scripts/contract-module.mjs <spec> headers    generated/response-headers.ts: each answer's headers, for the client
@@ -9,7 +11,9 @@ import { parse } from 'yaml';
 
 const [spec, part = 'contract'] = process.argv.slice(2);
 const document = parse(readFileSync(spec, 'utf8'));
-const header = `// Generated from ${spec} by \`make generate\` (scripts/contract-module.mjs ${part}). Do not edit.\n`;
+// The sandbox variant is read from wherever generate.sh wrote it (a scratch folder, for check-generated).
+const source = spec.endsWith('user-records.sandbox.yaml') ? 'generated/user-records.sandbox.yaml' : spec;
+const header = `// Generated from ${source} by \`make generate\` (scripts/contract-module.mjs ${part}). Do not edit.\n`;
 
 /** Follows a local `$ref` (and a chain of them) to what it names. */
 function resolve(value) {
@@ -19,13 +23,12 @@ function resolve(value) {
   return resolve(target);
 }
 
-function contractModule() {
-  return `${header}// The contract as data: one JSON text, parsed once (cheaper to compile and to load than an object literal).
+/** The whole document as data, exported as `name`: one JSON text, parsed once (cheaper to compile and to load than an object literal). */
+const documentModule = (name, what) => () => `${header}// The contract as data: one JSON text, parsed once (cheaper to compile and to load than an object literal).
 
-/** The OpenAPI document, as the YAML file holds it. */
-export const contractDocument: Readonly<Record<string, unknown>> = JSON.parse(${JSON.stringify(JSON.stringify(document))});
+/** ${what}, as the YAML file holds it. */
+export const ${name}: Readonly<Record<string, unknown>> = JSON.parse(${JSON.stringify(JSON.stringify(document))});
 `;
-}
 
 /** Members only people read: prose, links to more prose, and the requests examples were taken from. */
 const PROSE = new Set(['description', 'summary', 'externalDocs', 'x-request']);
@@ -45,9 +48,9 @@ function runtimeModule() {
   const { openapi, info, servers, paths, components } = document;
   const runtime = withoutProse({ openapi, info: { title: info.title, version: info.version }, servers, paths, components });
   return `${header}// The contract without its prose: every path, parameter, schema, response and example that validation and
-// answers read, and none of the descriptions people read (the whole document is generated/contract.ts).
+// answers read, and none of the descriptions people read (the whole of it is generated/sandbox-contract.ts).
 
-/** The OpenAPI document, without descriptions, summaries and the requests of examples. */
+/** The sandbox variant of the contract, without descriptions, summaries and the requests of examples. */
 export const runtimeContractDocument: Readonly<Record<string, unknown>> = JSON.parse(${JSON.stringify(JSON.stringify(runtime))});
 `;
 }
@@ -84,6 +87,11 @@ export const numericHeaders: ReadonlySet<string> = new Set(${JSON.stringify(nume
 `;
 }
 
-const parts = { contract: contractModule, runtime: runtimeModule, headers: headersModule };
-if (!(part in parts)) throw new Error(`unknown part ${part}: contract, runtime or headers`);
+const parts = {
+  contract: documentModule('contractDocument', 'The production contract, what a server not in sandbox mode serves'),
+  sandbox: documentModule('sandboxContractDocument', "The sandbox variant, the production contract with the sandbox's controls"),
+  runtime: runtimeModule,
+  headers: headersModule,
+};
+if (!(part in parts)) throw new Error(`unknown part ${part}: ${Object.keys(parts).join(', ')}`);
 process.stdout.write(parts[part]());

@@ -37,7 +37,7 @@ const recording: Contract = {
     return ajvContract.compile(schema);
   },
 };
-for (const route of routes) compileRequestValidator(recording, route.operationId, { sandbox: true });
+for (const route of routes) compileRequestValidator(recording, route.operationId);
 answerDelay(recording, { min: 0, max: 0 });
 checkFirstUsers([], recording);
 

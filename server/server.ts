@@ -172,7 +172,7 @@ function exportFailures(logger: Logger, metrics: Metrics): (error: unknown) => v
 
 /** Opens the store, wires the layers together and starts listening. */
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const contract = loadContract();
+  const contract = loadContract({ sandbox: config.sandbox !== undefined });
   const { metrics, render: renderMetrics, stop: stopSharingMetrics } = createServerMetrics();
   const tracing = createTracing(config.tracing, config.database.kind, exportFailures(logger, metrics));
   // Checked before the store is opened: a USERS_FILE that does not pass stops the start, whatever the store holds.

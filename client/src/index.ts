@@ -2,27 +2,29 @@ import createClient, { type Client, type MaybeOptionalInit, type Middleware } fr
 import type { PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import { routes } from '../../generated/routes.js';
 import { toOutcome, type Outcome } from './outcome.js';
-import type { ClientPaths, Exact } from './paths.js';
+import type { ClientPaths, Exact, SandboxClientPaths } from './paths.js';
 
 // Browser-safe on purpose: only fetch, TextEncoder and btoa, which Node 20 and every browser have.
 
 export type { components, operations, paths } from '../../generated/api.js';
 export type { Outcome, Problem, ProblemType } from './outcome.js';
 export { retryAfterSeconds } from './outcome.js';
-export { sortFields, type ClientPaths, type DemoSort, type LocalSort, type SortOf } from './paths.js';
+export { sortFields, type ClientPaths, type DemoSort, type LocalSort, type SandboxClientPaths, type SortOf } from './paths.js';
 export { changeUser, pages, UserRecordsProblem, type ChangedUser, type ListPath, type ListQuery, type Page, type UserPath } from './helpers.js';
 
 type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
 
+/** The paths of a variant of the contract: the production contract's, or the sandbox's. */
+type AnyPaths = ClientPaths | SandboxClientPaths;
 /** What the compiler says of a path the contract does not have for the method called. */
 type UnknownPath<M extends Method, P extends string> = `${P} is not a ${Uppercase<M>} path of the User Records Service`;
 /** The path, if the contract has it for the method; otherwise the message above, which no string is. */
-type KnownPath<M extends Method, P extends string> = P extends PathsWithMethod<ClientPaths, M> ? P : UnknownPath<M, P>;
-type PathItem<M extends Method, P extends string> = P extends PathsWithMethod<ClientPaths, M> ? ClientPaths[P] : never;
+type KnownPath<Paths extends AnyPaths, M extends Method, P extends string> = P extends PathsWithMethod<Paths, M> ? P : UnknownPath<M, P>;
+type PathItem<Paths extends AnyPaths, M extends Method, P extends string> = P extends PathsWithMethod<Paths, M> ? Paths[P] : never;
 /** The operation of the method on a path the contract has (openapi-fetch's `Paths[Path][Method]`). */
-type OperationOf<M extends Method, P extends string> = Extract<PathItem<M, P>[M], Record<string | number, any>>;
+type OperationOf<Paths extends AnyPaths, M extends Method, P extends string> = Extract<PathItem<Paths, M, P>[M & keyof PathItem<Paths, M, P>], Record<string | number, any>>;
 /** What openapi-fetch takes as the `init` of the method on the path. */
-type AllowedInit<M extends Method, P extends string> = NonNullable<MaybeOptionalInit<PathItem<M, P>, M>>;
+type AllowedInit<Paths extends AnyPaths, M extends Method, P extends string> = NonNullable<MaybeOptionalInit<PathItem<Paths, M, P>, M & keyof PathItem<Paths, M, P>>>;
 /**
  * No member the operation does not have: at the top (`param` for `params`), and deeply in `params` and `body`
  * (`serach`, `emial`). openapi-fetch infers `init`, and TypeScript checks no excess members of an inferred type.
@@ -40,22 +42,26 @@ type InitParam<Init, Allowed> = RequiredKeysOf<Init> extends never
  * `/nope is not a GET path of the User Records Service`), the parameters and body checked for unknown members,
  * and the answer an Outcome, told apart by its status.
  */
-type CheckedMethod<M extends Method> = <P extends string, Init extends MaybeOptionalInit<PathItem<M, P>, M>>(
-  url: KnownPath<M, P>,
-  ...init: InitParam<Init, AllowedInit<M, P>>
-) => Promise<Outcome<OperationOf<M, P>, Init>>;
+type CheckedMethod<Paths extends AnyPaths, M extends Method> = <P extends string, Init extends MaybeOptionalInit<PathItem<Paths, M, P>, M & keyof PathItem<Paths, M, P>>>(
+  url: KnownPath<Paths, M, P>,
+  ...init: InitParam<Init, AllowedInit<Paths, M, P>>
+) => Promise<Outcome<OperationOf<Paths, M, P>, Init>>;
 
 /**
  * The typed client: `GET`, `POST`, `PUT`, `PATCH`, `DELETE` on the contract's paths, each returning an Outcome
  * (`{ status, data, error, headers, response }`, narrowed by `status`); `use` and `eject` for openapi-fetch middleware.
+ * `UserRecordsClient<SandboxClientPaths>` is a client of the sandbox (createSandboxClient).
  */
-export interface UserRecordsClient extends Pick<Client<ClientPaths>, 'use' | 'eject'> {
-  GET: CheckedMethod<'get'>;
-  PUT: CheckedMethod<'put'>;
-  POST: CheckedMethod<'post'>;
-  DELETE: CheckedMethod<'delete'>;
-  PATCH: CheckedMethod<'patch'>;
+export interface UserRecordsClient<Paths extends AnyPaths = ClientPaths> extends Pick<Client<Paths>, 'use' | 'eject'> {
+  GET: CheckedMethod<Paths, 'get'>;
+  PUT: CheckedMethod<Paths, 'put'>;
+  POST: CheckedMethod<Paths, 'post'>;
+  DELETE: CheckedMethod<Paths, 'delete'>;
+  PATCH: CheckedMethod<Paths, 'patch'>;
 }
+
+/** A client of either variant: what the helpers (pages, changeUser) take. */
+export type AnyUserRecordsClient = UserRecordsClient | UserRecordsClient<SandboxClientPaths>;
 
 /** HTTP Basic credentials, issued out of band. */
 export interface BasicCredentials {
@@ -106,6 +112,20 @@ export function basicAuthMiddleware(credentials: BasicCredentials): Middleware {
  * call it with `parseAs: 'text'`.
  */
 export function createUserRecordsClient(options: UserRecordsClientOptions): UserRecordsClient {
+  return createTypedClient<ClientPaths>(options);
+}
+
+/**
+ * Creates a client of the sandbox (`make sandbox`, `npx user-records-sandbox`), the MSW handlers or the Prism
+ * mock: createUserRecordsClient's, typed with the sandbox's controls too. Every operation takes `delay` (seconds
+ * the answer is held back) and the `Prefer` header (`code=404`: the contract's example for that status), and
+ * `POST /__sandbox/reset` restores the demo data. A server not in sandbox mode has none of them.
+ */
+export function createSandboxClient(options: UserRecordsClientOptions): UserRecordsClient<SandboxClientPaths> {
+  return createTypedClient<SandboxClientPaths>(options);
+}
+
+function createTypedClient<Paths extends AnyPaths>(options: UserRecordsClientOptions): UserRecordsClient<Paths> {
   const client = createClient<ClientPaths>({
     baseUrl: options.baseUrl,
     // Looked up at each call, not once here: a client made when a module loads, before a test's MSW (or any
@@ -119,5 +139,5 @@ export function createUserRecordsClient(options: UserRecordsClientOptions): User
     async (url: string, init?: object): Promise<unknown> =>
       toOutcome(operationIds.get(`${method} ${url}`) ?? '', await (client[method] as (url: string, init?: object) => Promise<{ response: Response }>)(url, init));
   // The same methods, each answer an Outcome; typed so that an unknown path or member is an error that names it.
-  return { use: client.use, eject: client.eject, GET: call('GET'), PUT: call('PUT'), POST: call('POST'), DELETE: call('DELETE'), PATCH: call('PATCH') } as unknown as UserRecordsClient;
+  return { use: client.use, eject: client.eject, GET: call('GET'), PUT: call('PUT'), POST: call('POST'), DELETE: call('DELETE'), PATCH: call('PATCH') } as unknown as UserRecordsClient<Paths>;
 }

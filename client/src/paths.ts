@@ -1,4 +1,5 @@
 import type { paths } from '../../generated/api.js';
+import type { paths as sandboxPaths } from '../../generated/sandbox-api.js';
 
 // The contract's paths as the client types them: openapi-typescript's, with what a JSON Schema pattern says
 // and a TypeScript type can say too. Browser-safe.
@@ -36,11 +37,20 @@ type Sorted<Item, Sort> = Omit<Item, 'get'> & {
   };
 };
 
-/** The contract's paths, with `sort` a union of what each list sorts by. */
-export type ClientPaths = Omit<paths, '/api/users' | '/users'> & {
-  '/api/users': Sorted<paths['/api/users'], DemoSort>;
-  '/users': Sorted<paths['/users'], LocalSort>;
+/** A variant's paths, with `sort` a union of what each list sorts by. */
+type WithSort<Paths extends Record<'/api/users' | '/users', unknown>> = Omit<Paths, '/api/users' | '/users'> & {
+  '/api/users': Sorted<Paths['/api/users'], DemoSort>;
+  '/users': Sorted<Paths['/users'], LocalSort>;
 };
+
+/** The contract's paths, with `sort` a union of what each list sorts by. */
+export type ClientPaths = WithSort<paths>;
+
+/**
+ * The sandbox variant's paths (openapi/sandbox.overlay.yaml): the contract's, each operation with the sandbox's
+ * `delay` and `Prefer`, and `POST /__sandbox/reset`. What a client of the sandbox or the MSW handlers may send.
+ */
+export type SandboxClientPaths = WithSort<sandboxPaths>;
 
 /**
  * `Given` with every member `Shape` does not have typed `never`, deeply: an object literal passed where openapi-fetch

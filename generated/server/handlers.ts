@@ -1,6 +1,6 @@
-// Generated from openapi/user-records.yaml by `make generate` (openapi-generator, openapi/templates/apis.index.mustache).
+// Generated from generated/user-records.sandbox.yaml (the contract with its sandbox overlay) by `make generate` (openapi-generator, openapi/templates/apis.index.mustache).
 // Do not edit: change the contract or the template and regenerate.
-import type { operations } from '../api.js';
+import type { operations } from '../sandbox-api.js';
 import type { OperationId, SecuredOperationId } from '../routes.js';
 
 /** The name of a query parameter if it has a default; the generator gives parameters without one `undefined`. */

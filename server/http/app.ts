@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { Tracing } from '../tracing.js';
 import { corsFor, securityHeaders } from './security/browser-headers.js';
 import { createDocsRouter } from './docs/docs.js';
+import { CONTRACT_FILE, SANDBOX_CONTRACT_FILE } from './contract/contract-file.js';
 import type { Contract } from './contract/contract.js';
 import type { Metrics } from './observability/metrics.js';
 import { observability } from './observability/observability.js';
@@ -79,7 +80,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestHygiene);
   app.use(clientKey(hops));
   app.use(router.routes());
-  app.use(createDocsRouter(deps.contract, deps.config.basePath).routes());
+  app.use(createDocsRouter(deps.contract, deps.config.sandbox ? SANDBOX_CONTRACT_FILE : CONTRACT_FILE, deps.config.basePath).routes());
   app.use((ctx) => {
     throw noRoute(ctx.method, ctx.path, `${deps.config.basePath}/docs`);
   });

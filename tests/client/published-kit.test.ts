@@ -61,7 +61,7 @@ test('a Vite app\'s Vitest suite runs on the handlers, set up as docs/frontend.m
   writeFileSync(join(app, 'vitest.config.ts'), `export default { test: { globals: true, setupFiles: ['./setup.ts'] } };\n`);
   writeFileSync(
     join(app, 'users.test.ts'),
-    `import { changeUser, createUserRecordsClient } from '@user-records/client';
+    `import { changeUser, createSandboxClient, createUserRecordsClient } from '@user-records/client';
 
 // Made when the module loads, before the setup's server listens: the client looks fetch up at each call.
 const api = createUserRecordsClient({ baseUrl: 'http://api.test' });
@@ -93,23 +93,31 @@ test('a conditional read is not modified; changeUser writes with the ETag it rea
   const changed = await changeUser(api, '/users/{id}', 2, (user) => ({ lastName: user.lastName.toUpperCase() }));
   expect([changed.user.lastName, changed.etag, changed.attempts]).toEqual(['WREN', '"2"', 1]);
 });
+
+test('a sandbox client sends the sandbox\\'s controls: Prefer answers the contract\\'s example', async () => {
+  const sandbox = createSandboxClient({ baseUrl: 'http://api.test' });
+  const down = await sandbox.GET('/users', { params: { header: { Prefer: 'code=503, example=storeDown' } } });
+  if (down.status !== 503) throw new Error('expected 503, got ' + down.status);
+  expect(down.error.type).toBe('urn:user-records:problem:store-unavailable');
+});
 `,
   );
-  // The client example of docs/frontend.md, as a reader copies it, compiles against the published types.
+  // The client examples of docs/frontend.md, as a reader copies them, compile against the published types.
   writeFileSync(
     join(app, 'docs-example.ts'),
     `// What the example leaves to its reader.\ndeclare const savedEtag: string;\ndeclare function useCached(): void;\ndeclare function retry(): void;\ndeclare function render(users: readonly { id: number }[]): void;\n${docsBlock("import { createUserRecordsClient } from '@user-records/client';")}export {};\n`,
   );
+  writeFileSync(join(app, 'sandbox-example.ts'), `${docsBlock("import { createSandboxClient } from '@user-records/client';")}export {};\n`);
   writeFileSync(
     join(app, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: ['vitest/globals'] }, files: ['setup.ts', 'users.test.ts', 'docs-example.ts'] }),
+    JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: ['vitest/globals'] }, files: ['setup.ts', 'users.test.ts', 'docs-example.ts', 'sandbox-example.ts'] }),
   );
   await expect(run(join(ROOT, 'node_modules/.bin/tsc'), ['-p', app], { cwd: app }).catch((failed: { stdout: string }) => Promise.reject(new Error(failed.stdout)))).resolves.toBeDefined();
   await run(join(app, 'node_modules/.bin/vitest'), ['run', '--reporter=json', '--outputFile=vitest.json'], { cwd: app }).catch((failed: { stdout: string; stderr: string }) => {
     throw new Error(`vitest failed:\n${failed.stdout}\n${failed.stderr}`);
   });
   const report = JSON.parse(readFileSync(join(app, 'vitest.json'), 'utf8')) as { numPassedTests: number; numFailedTests: number };
-  expect([report.numPassedTests, report.numFailedTests]).toEqual([4, 0]);
+  expect([report.numPassedTests, report.numFailedTests]).toEqual([5, 0]);
 }, 180_000);
 
 test('the browser setup of docs/frontend.md builds with Vite: the handlers and the client in the app\'s bundle', async () => {

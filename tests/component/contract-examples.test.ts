@@ -1,3 +1,4 @@
+import { loadContract } from '../../server/http/contract/ajv-contract.js';
 import { toFieldErrors } from '../../server/http/contract/contract.js';
 import { HttpProblem, problemDocument, type ProblemKind } from '../../server/http/errors/problem.js';
 import { collectExamples, contract, exampleLabel, exampleRequest, inSandbox, requestsOf } from '../support/contract-examples.js';
@@ -114,20 +115,22 @@ interface OfferedRequest {
 /** "For example `x`" in a parameter's description: the example it gives in words. */
 const exampleInWords = (description: string | undefined) => /For example `([^`]+)`/.exec(description ?? '')?.[1];
 
+/** The production contract: what a client of a server not in sandbox mode may send. */
+const production = loadContract();
+
 function offeredRequests(baseUrl: string): OfferedRequest[] {
   const offered: OfferedRequest[] = [];
-  for (const [path, item] of Object.entries(contract.document.paths as Record<string, Record<string, any>>)) {
+  for (const [path, item] of Object.entries(production.document.paths as Record<string, Record<string, any>>)) {
     for (const [method, raw] of Object.entries(item)) {
       if (method === 'parameters') continue;
-      const operation = contract.operation(raw.operationId);
-      // Operators' and the sandbox's own operations, and sandbox-only parameters, are not the API a client calls.
-      if (operation.sandboxOnly || operation.tags.includes('operations')) continue;
-      const parameters = [...((item.parameters ?? []) as unknown[]), ...((raw.parameters ?? []) as unknown[])].map((p) => contract.resolve<Record<string, any>>(p));
+      // Operators' operations are not the API a client calls.
+      if (production.operation(raw.operationId).tags.includes('operations')) continue;
+      const parameters = [...((item.parameters ?? []) as unknown[]), ...((raw.parameters ?? []) as unknown[])].map((p) => production.resolve<Record<string, any>>(p));
       const required = parameters.filter((p) => p.required);
       const target = path.replace(/\{(\w+)\}/g, (_all, name: string) => String(required.find((p) => p.name === name)!.example));
-      const body = raw.requestBody ? contract.resolve<Record<string, any>>(raw.requestBody).content : undefined;
+      const body = raw.requestBody ? production.resolve<Record<string, any>>(raw.requestBody).content : undefined;
       const bodies: [string, string, unknown][] = body
-        ? Object.entries(body as Record<string, any>).flatMap(([type, media]) => Object.entries((media.examples ?? {}) as Record<string, any>).map(([name, example]) => [`${type} ${name}`, type, contract.resolve<{ value: unknown }>(example).value] as [string, string, unknown]))
+        ? Object.entries(body as Record<string, any>).flatMap(([type, media]) => Object.entries((media.examples ?? {}) as Record<string, any>).map(([name, example]) => [`${type} ${name}`, type, production.resolve<{ value: unknown }>(example).value] as [string, string, unknown]))
         : [['no body', '', undefined]];
       const credentials: Record<string, string> = raw.security?.length ? { authorization: `Basic ${Buffer.from(`admin:${TEST_CREDENTIALS.password}`).toString('base64')}` } : {};
       const make = (label: string, query: Record<string, string>, headers: Record<string, string>, [bodyLabel, type, value]: [string, string, unknown], expected: readonly number[]) => {
@@ -140,7 +143,7 @@ function offeredRequests(baseUrl: string): OfferedRequest[] {
         });
       };
       for (const example of bodies) make('', {}, {}, example, [200, 201, 204]);
-      for (const parameter of parameters.filter((p) => !p.required && !p['x-sandbox-only'])) {
+      for (const parameter of parameters.filter((p) => !p.required)) {
         const text = exampleInWords(parameter.description);
         if (text === undefined) continue;
         const label = `, ${parameter.name}: ${text}`;

@@ -38,6 +38,16 @@ describe('a normal start', () => {
     expect(res.headers.get('preference-applied')).toBeNull();
   });
 
+  test('serves the production contract: no sandbox control in /openapi.json or /openapi.yaml', async () => {
+    const json = await (await fetch(`${sut.server.url}/openapi.json`)).json();
+    const operations = Object.values(json.paths as Record<string, Record<string, { parameters?: { $ref?: string }[] }>>).flatMap((item) => Object.entries(item).filter(([key]) => key !== 'parameters').map(([, operation]) => operation));
+    expect(Object.keys(json.paths)).not.toContain('/__sandbox/reset');
+    expect(operations.flatMap((operation) => operation.parameters ?? []).filter((parameter) => /SandboxDelay|Prefer/.test(parameter.$ref ?? ''))).toEqual([]);
+    expect(JSON.stringify(json)).not.toMatch(/__sandbox|SandboxDelay|SandboxReset|x-sandbox-only/);
+    const yaml = await (await fetch(`${sut.server.url}/openapi.yaml`)).text();
+    expect(yaml).not.toMatch(/__sandbox|SandboxDelay|Prefer:/);
+  });
+
   test('admits no local development origin it was not given', async () => {
     const res = await fetch(`${sut.server.url}/users`, { method: 'OPTIONS', headers: { Origin: 'http://localhost:5173', 'Access-Control-Request-Method': 'POST' } });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
@@ -49,6 +59,18 @@ describe('sandbox mode', () => {
 
   test('starts with the demo data', async () => {
     expect((await sut.api.get('/users')).body).toEqual(demoList);
+  });
+
+  test('serves the sandbox variant: the reset, and delay and Prefer on every operation, in /openapi.json and /openapi.yaml', async () => {
+    const json = await (await fetch(`${sut.server.url}/openapi.json`)).json();
+    expect(Object.keys(json.paths)).toContain('/__sandbox/reset');
+    const operations = Object.values(json.paths as Record<string, Record<string, { parameters?: { $ref?: string }[] }>>).flatMap((item) => Object.entries(item).filter(([key]) => key !== 'parameters').map(([, operation]) => operation));
+    for (const operation of operations) {
+      expect((operation.parameters ?? []).map((parameter) => parameter.$ref)).toEqual(expect.arrayContaining(['#/components/parameters/SandboxDelay', '#/components/parameters/Prefer']));
+    }
+    const yaml = await (await fetch(`${sut.server.url}/openapi.yaml`)).text();
+    expect(yaml).toMatch(/^# Generated from openapi\/user-records.yaml and openapi\/sandbox.overlay.yaml/);
+    expect(yaml).toContain('/__sandbox/reset:');
   });
 
   test('POST /__sandbox/reset restores the demo data: users, ids from 1 again, idempotency keys forgotten', async () => {

@@ -1,4 +1,4 @@
-import { createUserRecordsClient, type BasicCredentials, type LocalSort, type UserRecordsClient } from '../../client/src/index.js';
+import { createSandboxClient, type BasicCredentials, type LocalSort, type SandboxClientPaths, type UserRecordsClient } from '../../client/src/index.js';
 import { DEMO_USERS } from '../../server/db/demo-data.js';
 import { contractCheckingFetch } from '../support/checking-fetch.js';
 
@@ -25,14 +25,15 @@ const demoUser = (id: number) => ({ id, ...DEMO_USERS[id - 1]! });
 /** Registers every scenario against the target of this kind that `target()` returns once beforeAll ran. */
 export function describeScenarios(kind: TargetKind, target: () => ScenarioTarget): void {
   const stateful = kind !== 'mock';
-  let client: UserRecordsClient;
-  let anonymous: UserRecordsClient;
+  // Typed with the sandbox's controls (the variant with `Prefer`), which the scenarios send to the mock alone.
+  let client: UserRecordsClient<SandboxClientPaths>;
+  let anonymous: UserRecordsClient<SandboxClientPaths>;
   let check: (request: Request) => Promise<Response>;
   beforeAll(() => {
     const { baseUrl, credentials } = target();
     check = contractCheckingFetch(baseUrl);
-    client = createUserRecordsClient({ baseUrl, credentials, fetch: check });
-    anonymous = createUserRecordsClient({ baseUrl, fetch: check });
+    client = createSandboxClient({ baseUrl, credentials, fetch: check });
+    anonymous = createSandboxClient({ baseUrl, fetch: check });
   });
   const only = (kinds: TargetKind[]) => (kinds.includes(kind) ? test : test.skip);
   // Mocks answer errors on request; real targets produce them from state.
@@ -259,7 +260,7 @@ export function describeScenarios(kind: TargetKind, target: () => ScenarioTarget
 
     only(['server', 'proxy', 'sandbox', 'msw'])('a wrong password is a 401 problem with the challenge', async () => {
       const { username } = target().credentials;
-      const wrong = createUserRecordsClient({ baseUrl: target().baseUrl, credentials: { username, password: 'wrong' }, fetch: check });
+      const wrong = createSandboxClient({ baseUrl: target().baseUrl, credentials: { username, password: 'wrong' }, fetch: check });
       const { error, response } = await wrong.GET('/protected-resource', { parseAs: 'text' });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Basic realm="user-records", charset="UTF-8"');

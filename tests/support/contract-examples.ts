@@ -37,7 +37,9 @@ export interface Example {
   readonly excerpt?: boolean;
 }
 
-export const contract = loadContract();
+// The sandbox variant: every example of the contract, and the sandbox's own (its reset's), which are replayed
+// on a sandbox (`x-request` with `sandbox: true`).
+export const contract = loadContract({ sandbox: true });
 const document = contract.document as Record<string, any>;
 
 export function collectExamples(): Example[] {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { CONTRACT_FILE } from '../../server/http/contract/contract-file.js';
+import { CONTRACT_FILE, SANDBOX_CONTRACT_FILE } from '../../server/http/contract/contract-file.js';
 
 const PRISM = fileURLToPath(new URL('../../node_modules/@stoplight/prism-cli/dist/index.js', import.meta.url));
 
@@ -47,7 +47,8 @@ function waitForListening(child: ChildProcess, url: string): Promise<void> {
 export async function startPrism(mode: 'mock' | ['proxy', string], extraArgs: readonly string[] = []): Promise<PrismProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const command = mode === 'mock' ? ['mock', CONTRACT_FILE] : ['proxy', CONTRACT_FILE, mode[1]];
+  // The mock serves the sandbox variant, as `make mock` does; a proxy validates a production server's answers.
+  const command = mode === 'mock' ? ['mock', SANDBOX_CONTRACT_FILE] : ['proxy', CONTRACT_FILE, mode[1]];
   const child = spawn(process.execPath, [PRISM, ...command, '-p', String(port), '-h', '127.0.0.1', ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,4 +1,4 @@
-import { changeUser, createUserRecordsClient, pages, type Problem, type ProblemType } from '../../client/src/index.js';
+import { changeUser, createSandboxClient, createUserRecordsClient, pages, type Problem, type ProblemType } from '../../client/src/index.js';
 
 // Compiled by `tsc --noEmit` (make test), never run: each @ts-expect-error must meet a real type error,
 // so misuse of the client that compiles, or a directive that no longer fires, fails the type check.
@@ -134,4 +134,23 @@ export async function typeTests(): Promise<void> {
   const page = await client.GET('/api/users', { params: { query: { page: 1, per_page: 6 } } });
   const total: number | undefined = page.data?.total;
   void total;
+
+  // The sandbox's controls are the sandbox variant's: production's client does not have them.
+  // @ts-expect-error production takes no delay
+  await client.GET('/users', { params: { query: { delay: 1 } } });
+  // @ts-expect-error production takes no Prefer
+  await client.GET('/users/{id}', { params: { path: { id: 2 }, header: { Prefer: 'code=404' } } });
+  // @ts-expect-error production has no reset
+  await client.POST('/__sandbox/reset', { body: {} });
+  const sandbox = createSandboxClient({ baseUrl: 'http://127.0.0.1:4011' });
+  await sandbox.GET('/users', { params: { query: { delay: 1.5 } } });
+  await sandbox.GET('/users/{id}', { params: { path: { id: 2 }, header: { Prefer: 'code=404' } } });
+  const reset = await sandbox.POST('/__sandbox/reset', { body: {} });
+  const resetStatus: 204 | 400 | 404 | 408 | 413 | 415 | 417 | 422 | 431 | 500 | 503 = reset.status;
+  void resetStatus;
+  // @ts-expect-error delay is a number of seconds
+  await sandbox.GET('/users', { params: { query: { delay: 'slow' } } });
+  // The helpers take either client.
+  for await (const { items } of pages(sandbox, '/users', { limit: 5 })) void items;
+  await changeUser(sandbox, '/users/{id}', 2, (user) => ({ lastName: user.lastName.toUpperCase() }));
 }

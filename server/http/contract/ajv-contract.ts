@@ -1,6 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { contractDocument } from '../../../generated/contract.js';
+import { sandboxContractDocument } from '../../../generated/sandbox-contract.js';
 import { ajvSchema } from './ajv-schema.js';
 import { createContract, type Contract, type Schema } from './contract.js';
 
@@ -33,5 +34,8 @@ export function createAjvContract(document: Readonly<Record<string, unknown>>): 
   return createContract(document, (schema: Schema) => ajv.compile(schema));
 }
 
-/** The service's contract, the whole document, indexed once. */
-export const loadContract = (): Contract => createAjvContract(contractDocument);
+/**
+ * The service's contract, the whole document, indexed once: the production contract, or with `sandbox` its
+ * sandbox variant (openapi/sandbox.overlay.yaml applied), which adds the sandbox's controls.
+ */
+export const loadContract = ({ sandbox = false } = {}): Contract => createAjvContract(sandbox ? sandboxContractDocument : contractDocument);

@@ -16,8 +16,6 @@ export interface Parameter {
   readonly in: 'path' | 'query' | 'header' | 'cookie';
   readonly required?: boolean;
   readonly schema: Schema;
-  /** Read only by a server in sandbox mode (`delay`, `Prefer`); any other ignores it. */
-  readonly 'x-sandbox-only'?: boolean;
 }
 
 /** The parts of an OpenAPI operation the service reads. */
@@ -30,7 +28,7 @@ export interface Operation {
   readonly responses: ReadonlyMap<string, ReadonlyMap<string, Schema | undefined>>;
   /** Declared response headers: status code → header name (as the contract spells it) → schema. */
   readonly responseHeaders: ReadonlyMap<string, ReadonlyMap<string, Schema>>;
-  /** Mounted only by a server in sandbox mode (`x-sandbox-only`). */
+  /** A control of the sandbox (`x-sandbox-only`, the reset): no client's write, so no write limit counts it. */
   readonly sandboxOnly: boolean;
   readonly tags: readonly string[];
   /**
@@ -68,6 +66,8 @@ export type SchemaCompiler = (schema: Schema) => Validator;
 export interface Contract {
   readonly document: Readonly<Record<string, unknown>>;
   operation(operationId: string): Operation;
+  /** Whether the contract has the operation: the production contract has none of the sandbox's. */
+  has(operationId: string): boolean;
   /** Compiles a schema of this contract (its `$ref`s resolved against the contract's components). */
   compile(schema: Schema): Validator;
   /** Resolves a `#/...` JSON Pointer inside the contract. */
@@ -153,6 +153,7 @@ export function createContract(document: Readonly<Record<string, unknown>>, comp
     document,
     resolve,
     compile: (schema) => compileSchema(ajvSchema(schema) as Schema),
+    has: (operationId) => operations.has(operationId),
     operation(operationId) {
       const operation = operations.get(operationId);
       if (!operation) throw new Error(`The contract has no operation ${operationId}`);

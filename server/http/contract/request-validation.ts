@@ -128,13 +128,13 @@ export function bodyErrors(validate: Validator, body: unknown): FieldError[] {
 
 /**
  * Compiles, once, the checks of one operation; the returned function throws HttpProblem 400 or 422.
- * Locations the operation declares no parameters in are skipped, and yield an empty object. Outside sandbox
- * mode the sandbox's parameters are not read at all, as if undeclared: `delay=99` is ignored, not refused.
+ * Locations the operation declares no parameters in are skipped, and yield an empty object. Parameters the
+ * contract does not declare are not read: the production contract has no `delay`, so `delay=99` is ignored.
  */
-export function compileRequestValidator(contract: Contract, operationId: string, { sandbox = false } = {}): (raw: RawRequest) => ValidRequest {
+export function compileRequestValidator(contract: Contract, operationId: string): (raw: RawRequest) => ValidRequest {
   const operation = contract.operation(operationId);
   const [checkPath, checkQuery, checkHeader] = LOCATIONS.map((location) => {
-    const parameters = operation.parameters.filter((p) => p.in === location && (sandbox || !p['x-sandbox-only']));
+    const parameters = operation.parameters.filter((p) => p.in === location);
     return parameters.length === 0 ? undefined : compileParameterCheck(contract, parameters, location);
   });
   const validateBody: Validator | undefined = operation.bodySchema && contract.compile(operation.bodySchema);

@@ -5,7 +5,6 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { documentHeaders } from '../security/browser-headers.js';
 import type { Contract } from '../contract/contract.js';
-import { CONTRACT_FILE } from '../contract/contract-file.js';
 import { noRoute } from '../routing/request-checks.js';
 import { isValidHost } from '../protocol/request-hygiene.js';
 
@@ -80,12 +79,13 @@ function reachedAs(ctx: Context): string {
 }
 
 /**
- * /docs (the reference page), /openapi.json and /openapi.yaml (the contract). The JSON names this server,
+ * /docs (the reference page), /openapi.json and /openapi.yaml (the contract this server serves, `contractFile`
+ * as written: the production contract, or in sandbox mode its sandbox variant). The JSON names this server,
  * as reached by the browser, as the first server, so that "Try it out" calls it whatever its port or prefix.
  */
-export function createDocsRouter(contract: Contract, basePath: string): Router {
+export function createDocsRouter(contract: Contract, contractFile: string, basePath: string): Router {
   const router = new Router({ prefix: basePath || undefined, strict: true });
-  const yamlText = readFileSync(CONTRACT_FILE, 'utf8');
+  const yamlText = readFileSync(contractFile, 'utf8');
   router.get('/openapi.yaml', (ctx) => {
     ctx.type = 'application/yaml; charset=utf-8';
     ctx.body = yamlText;

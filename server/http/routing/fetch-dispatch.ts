@@ -141,7 +141,7 @@ export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatc
     route,
     pattern: patternOf(route.path),
     // Compiled when the route is first asked for: a test that calls three operations compiles three.
-    validate: onFirstUse(() => compileRequestValidator(options.contract, route.operationId, { sandbox: true })),
+    validate: onFirstUse(() => compileRequestValidator(options.contract, route.operationId)),
     pick: onFirstUse(() => examplePicker(options.contract, route)),
     handler: options.handlers[route.operationId] as AnyHandler,
   }));

@@ -67,7 +67,7 @@ const named = ({ operationId, path }: RouteDefinition): Middleware => (ctx, next
 };
 
 function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: AuthGuards): Middleware {
-  const validate = compileRequestValidator(deps.contract, route.operationId, { sandbox: deps.config.sandbox !== undefined });
+  const validate = compileRequestValidator(deps.contract, route.operationId);
   const principalOf = authenticate(route, deps.config, guards);
   const handler = deps.handlers[route.operationId] as AnyHandler;
   return async (ctx) => {
@@ -116,9 +116,10 @@ export function createRouter(deps: RouterDeps): Router {
   const writes = writeLimit(deps.config.writesPerMinute, deps.limiters, deps.metrics, deps.logger);
   const sandbox = deps.config.sandbox !== undefined;
   for (const route of routes) {
-    // A sandbox control is no route at all outside sandbox mode: 404, like any path the service does not have.
+    // The route table has the sandbox variant's operations: one this server's contract does not have (a
+    // sandbox control, outside sandbox mode) is no route at all, 404 like any path the service does not have.
+    if (!deps.contract.has(route.operationId)) continue;
     const sandboxOnly = deps.contract.operation(route.operationId).sandboxOnly;
-    if (sandboxOnly && !sandbox) continue;
     const path = toKoaPath(route.path);
     // A sandbox control (the reset) is no client's write: a test suite that reached the limit can still reset.
     const limit = writes && WRITES.has(route.method) && !sandboxOnly ? [writes] : [];
