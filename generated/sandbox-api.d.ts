@@ -341,8 +341,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description `*`, or a comma-separated list of entity tags (RFC 9110), as this service's `ETag`s: `"1"`. */
-        EntityTags: string;
         /** Format: int32 */
         UserId: number;
         /**
@@ -1284,17 +1282,17 @@ export interface components {
          *      */
         Cursor: string;
         /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
-         *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
-         *     the change is applied unconditionally.
+         *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched, as does an empty
+         *     value, which names no version. Without the header the change is applied unconditionally.
          *     For example `"1"`, a user's first version.
          *      */
-        IfMatch: components["schemas"]["EntityTags"];
+        IfMatch: string;
         /** @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
          *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
-         *     compare weakly, so `W/"1"` matches `"1"`.
+         *     compare weakly, so `W/"1"` matches `"1"`. An empty value names no copy: the user is sent.
          *     For example `"1"`, a user's first version.
          *      */
-        IfNoneMatch: components["schemas"]["EntityTags"];
+        IfNoneMatch: string;
         /** @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
          *     client with the same key and the same body gets the original status and body again (with
          *     `Idempotent-Replayed: true`), and no second user. The same key with a different body gets `422`; a retry
@@ -1575,7 +1573,7 @@ export interface operations {
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
                  *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
-                 *     compare weakly, so `W/"1"` matches `"1"`.
+                 *     compare weakly, so `W/"1"` matches `"1"`. An empty value names no copy: the user is sent.
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -1633,8 +1631,8 @@ export interface operations {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
-                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
-                 *     the change is applied unconditionally.
+                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched, as does an empty
+                 *     value, which names no version. Without the header the change is applied unconditionally.
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -1698,8 +1696,8 @@ export interface operations {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
-                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
-                 *     the change is applied unconditionally.
+                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched, as does an empty
+                 *     value, which names no version. Without the header the change is applied unconditionally.
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -1757,8 +1755,8 @@ export interface operations {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
-                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
-                 *     the change is applied unconditionally.
+                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched, as does an empty
+                 *     value, which names no version. Without the header the change is applied unconditionally.
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2005,7 +2003,7 @@ export interface operations {
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
                  *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
-                 *     compare weakly, so `W/"1"` matches `"1"`.
+                 *     compare weakly, so `W/"1"` matches `"1"`. An empty value names no copy: the user is sent.
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -2063,8 +2061,8 @@ export interface operations {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
-                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
-                 *     the change is applied unconditionally.
+                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched, as does an empty
+                 *     value, which names no version. Without the header the change is applied unconditionally.
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2128,8 +2126,8 @@ export interface operations {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
-                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
-                 *     the change is applied unconditionally.
+                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched, as does an empty
+                 *     value, which names no version. Without the header the change is applied unconditionally.
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2187,8 +2185,8 @@ export interface operations {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
                 /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
-                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched. Without the header
-                 *     the change is applied unconditionally.
+                 *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched, as does an empty
+                 *     value, which names no version. Without the header the change is applied unconditionally.
                  *     For example `"1"`, a user's first version.
                  *      */
                 "If-Match"?: components["parameters"]["IfMatch"];

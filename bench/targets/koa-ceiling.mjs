@@ -6,7 +6,7 @@ const body = JSON.stringify({ id: 2, firstName: 'Tobias', lastName: 'Wren', emai
 const app = new Koa();
 const router = new Router();
 router.get('/users/:id', (ctx) => {
-  ctx.type = 'application/json; charset=utf-8';
+  ctx.set('Content-Type', 'application/json'); // as the service sends it (no charset: RFC 8259)
   ctx.body = body;
 });
 app.use(router.routes());

@@ -36,6 +36,8 @@ describeEachDialect((dialect) => {
     ['a stale tag', '"0"'],
     ['a weak tag (If-Match compares strongly)', 'W/"1"'],
     ['a tag that is not ours', '"abc"'],
+    ['an empty list, which names no version (RFC 9110 §5.6.1)', ''],
+    ['an empty list of white space', ' \t '],
   ])('PUT with If-Match %s is a 412 problem, and the user is untouched', async (_case, ifMatch) => {
     const id = await newUser();
     const before = await storedUser(sut.server, id);
@@ -110,6 +112,7 @@ describeEachDialect((dialect) => {
     test.each([
       ['a stale tag', '"0"'],
       ['a tag that is not ours', '"abc"'],
+      ['an empty list, which names no copy (RFC 9110 §5.6.1)', ''],
     ])('If-None-Match with %s gets the user, 200', async (_case, ifNoneMatch) => {
       const id = await newUser();
       const res = await sut.api.get(`${base}/${id}`, { headers: { 'if-none-match': ifNoneMatch } });

@@ -13,7 +13,7 @@ describeEachDialect((dialect) => {
     test('wraps the user in data, with the split name fields', async () => {
       const res = await sut.api.get('/api/users/2');
       expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(res.headers.get('content-type')).toBe('application/json');
       expect(res.body).toEqual({
         data: { id: 2, email: DEMO_USERS[1]!.email, first_name: DEMO_USERS[1]!.firstName, last_name: DEMO_USERS[1]!.lastName },
       });

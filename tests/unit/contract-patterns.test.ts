@@ -5,7 +5,8 @@ import { type Schema } from '../../server/http/contract/contract.js';
 // beside a maxLength (the server runs it only within that bound), it is linear on inputs far beyond the
 // bound, it compiles in engines without JavaScript's `u` flag, and it says in words what it means.
 
-const contract = loadContract();
+// The sandbox variant: the production contract's requests, and the sandbox's parameters (delay, Prefer) too.
+const contract = loadContract({ sandbox: true });
 const document = contract.document as { paths: Record<string, Record<string, unknown>>; components: Record<string, unknown> };
 
 /** Every schema node reachable from the request side of the contract (parameters and request bodies). */
@@ -94,4 +95,12 @@ test.each(headers)('header %s admits only what HTTP carries as it is: visible AS
       expect([text, code, regex.test(`${text}${String.fromCharCode(code)}`)]).toEqual([text, code, false]);
     }
   }
+});
+
+test('header parameters write their schema out: Dredd cannot compile a header whose schema is a $ref', () => {
+  const parameters = (contract.document.components as { parameters: Record<string, { in: string; schema: { $ref?: string } }> }).parameters;
+  const refs = Object.entries(parameters).filter(([, p]) => p.in === 'header' && p.schema.$ref !== undefined).map(([name]) => name);
+  expect(refs).toEqual([]);
+  // If-Match and If-None-Match take the same entity tags, written twice.
+  expect(parameters.IfMatch!.schema).toEqual(parameters.IfNoneMatch!.schema);
 });

@@ -7,7 +7,7 @@ import { compileRequestValidator, type RawRequest } from '../contract/request-va
 import { asUriReference, classify, problemDocument } from '../errors/problem.js';
 import { answerDelay, hold, type LatencyRange } from '../sandbox/answer-delay.js';
 import { examplePicker } from '../sandbox/preferred-example.js';
-import { isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
+import { contentTypeOf, isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
 import { allowOf, bodyTypeProblem, emptyBodyProblem, isEmptyBody, methodNotAllowed, noRoute } from './request-checks.js';
 
 // The service's operations over WHATWG Request and Response, without a server: what the MSW handlers of the
@@ -150,7 +150,7 @@ export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatc
     const { route } = found;
     const prefer = request.headers.get('prefer');
     const preferred = prefer === null ? undefined : found.pick(prefer);
-    if (preferred) return new Response(preferred.body ?? null, { status: preferred.status, headers: { ...preferred.headers, ...(preferred.mediaType ? { 'Content-Type': preferred.mediaType } : {}) } });
+    if (preferred) return new Response(preferred.body ?? null, { status: preferred.status, headers: { ...preferred.headers, ...(preferred.mediaType ? { 'Content-Type': contentTypeOf(preferred.mediaType) } : {}) } });
     // In the router's order: the body's type, the body parsed, the credentials, then an empty body refused.
     let text = '';
     let body: unknown;

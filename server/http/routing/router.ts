@@ -41,7 +41,8 @@ async function writeReply(ctx: Context, reply: AnyReply): Promise<void> {
   ctx.status = reply.status;
   if (reply.headers) ctx.set(reply.headers);
   if (body === undefined) return;
-  if (array || typeof body === 'string') ctx.type = mediaTypeOf(reply.body);
+  // Set as a header, not through ctx.type, which would add a charset to JSON; Koa then keeps it.
+  ctx.set('Content-Type', mediaTypeOf(reply.body));
   if (body instanceof Readable) {
     // Headers are gone by the time a stream fails: cut the connection so the client sees a broken body,
     // never a short one that parses. Koa reports the error to app.on('error').

@@ -3,6 +3,7 @@ import type { RouteDefinition } from '../../../generated/routes.js';
 import type { LatencyRange } from '../../config.js';
 import type { Contract } from '../contract/contract.js';
 import { abandonment } from '../routing/abandonment.js';
+import { contentTypeOf } from '../routing/replies.js';
 import { answerDelay, hold } from './answer-delay.js';
 import { examplePicker } from './preferred-example.js';
 
@@ -31,7 +32,8 @@ export function preferredExample(contract: Contract, route: RouteDefinition): Mi
     ctx.status = answer.status;
     ctx.set(answer.headers);
     if (answer.body === undefined) return;
-    ctx.type = answer.mediaType!;
+    // As a header, not through ctx.type, which would add a charset to JSON.
+    ctx.set('Content-Type', contentTypeOf(answer.mediaType!));
     ctx.body = answer.body;
   };
 }
