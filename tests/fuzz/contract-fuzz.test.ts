@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { routes } from '../../generated/routes.js';
 import { NUMBERED_PAGES_REACH, orderOf, type ListPosition } from '../../server/domain/user-query.js';
-import { encodeCursor } from '../../server/handlers/list-pages.js';
+import { encodeCursor } from '../../server/handlers/cursors.js';
 import { loadContract } from '../../server/http/contract/ajv-contract.js';
 import { type Parameter } from '../../server/http/contract/contract.js';
 import { basicAuth, type TestResponse } from '../support/http-client.js';
