@@ -1278,7 +1278,8 @@ export interface components {
         Limit: number;
         /** @description A position in the list, as a `Link` of an earlier answer gave it; opaque. It belongs to the `sort` it
          *     was made for (another sort is `400`); the filters are read from the query, as the link repeats them.
-         *     In shape B it needs `limit`.
+         *     In shape B it needs `limit`. The longest a list makes, for two names of 200 characters and an address
+         *     of 254, has 1963 characters.
          *      */
         Cursor: string;
         /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
@@ -1442,7 +1443,8 @@ export interface operations {
                 sort?: components["parameters"]["DemoSort"];
                 /** @description A position in the list, as a `Link` of an earlier answer gave it; opaque. It belongs to the `sort` it
                  *     was made for (another sort is `400`); the filters are read from the query, as the link repeats them.
-                 *     In shape B it needs `limit`.
+                 *     In shape B it needs `limit`. The longest a list makes, for two names of 200 characters and an address
+                 *     of 254, has 1963 characters.
                  *      */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a
@@ -1872,7 +1874,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description A position in the list, as a `Link` of an earlier answer gave it; opaque. It belongs to the `sort` it
                  *     was made for (another sort is `400`); the filters are read from the query, as the link repeats them.
-                 *     In shape B it needs `limit`.
+                 *     In shape B it needs `limit`. The longest a list makes, for two names of 200 characters and an address
+                 *     of 254, has 1963 characters.
                  *      */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Sandbox only: hold the answer back this many seconds (0 to 10, e.g. `1.5`), as reqres.in does, to see a

@@ -4,7 +4,8 @@
 
 type Encoding = 'base64' | 'base64url';
 interface NodeBuffer {
-  from(text: string, encoding?: Encoding | 'utf8'): { toString(encoding: Encoding | 'utf8'): string };
+  from(text: string, encoding?: Encoding | 'utf8'): Uint8Array & { toString(encoding: Encoding | 'utf8'): string };
+  from(bytes: Uint8Array): { toString(encoding: Encoding | 'utf8'): string };
 }
 const nodeBuffer = (globalThis as { Buffer?: NodeBuffer }).Buffer;
 
@@ -15,12 +16,15 @@ function bytesToBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-function decodeBase64(encoded: string): string {
+/** The bytes of standard base64; atob throws on characters outside its alphabet or a length no encoder makes. */
+function base64ToBytes(encoded: string): Uint8Array {
   const binary = atob(encoded);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return new TextDecoder().decode(bytes);
+  return bytes;
 }
+
+const decodeBase64 = (encoded: string): string => new TextDecoder().decode(base64ToBytes(encoded));
 
 const urlSafe = (base64: string) => base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
@@ -33,12 +37,12 @@ export const toBase64 = (text: string): string => (nodeBuffer ? nodeBuffer.from(
  */
 export const fromBase64 = (encoded: string): string => (nodeBuffer ? nodeBuffer.from(encoded, 'base64').toString('utf8') : decodeBase64(encoded));
 
-/** base64url without padding (RFC 4648 §5) of the text's UTF-8 bytes, as cursors carry it. */
-export const toBase64Url = (text: string): string => (nodeBuffer ? nodeBuffer.from(text, 'utf8').toString('base64url') : urlSafe(toBase64(text)));
+/** base64url without padding (RFC 4648 §5) of bytes, such as a digest or a cursor. */
+export const bytesToBase64Url = (bytes: Uint8Array): string => (nodeBuffer ? nodeBuffer.from(bytes).toString('base64url') : urlSafe(bytesToBase64(bytes)));
 
-/** base64url without padding (RFC 4648 §5) of bytes, such as a digest. */
-export const bytesToBase64Url = (bytes: Uint8Array): string => urlSafe(bytesToBase64(bytes));
-
-/** The text of a base64url string (padding optional); callers check the alphabet first, as for fromBase64. */
-export const fromBase64Url = (encoded: string): string =>
-  nodeBuffer ? nodeBuffer.from(encoded, 'base64url').toString('utf8') : decodeBase64(encoded.replace(/-/g, '+').replace(/_/g, '/'));
+/**
+ * The bytes of a base64url string (padding optional); callers check the alphabet first. Node ignores bits
+ * and characters no encoder would have written, so a caller that needs the exact form encodes again and compares.
+ */
+export const base64UrlToBytes = (encoded: string): Uint8Array =>
+  nodeBuffer ? nodeBuffer.from(encoded, 'base64url') : base64ToBytes(encoded.replace(/-/g, '+').replace(/_/g, '/'));

@@ -35,6 +35,9 @@ type Stored = Person & { readonly id: number };
 
 const matching = (users: readonly Stored[], q: string) => users.filter((user) => matches(user, q));
 
+/** A cursor of layout 2 (server/handlers/cursors.ts) of these bytes after the layout's own. */
+const layout2 = (...bytes: number[]) => Buffer.from([2, ...bytes]).toString('base64url');
+
 /** The targets of a Link header, by relation. */
 function links(header: string | null): Record<string, string> {
   return Object.fromEntries([...(header ?? '').matchAll(/<([^>]*)>; rel="(\w+)"/g)].map(([, target, rel]) => [rel!, target!]));
@@ -199,10 +202,33 @@ describeEachDialect((dialect) => {
       [`/users?limit=2&cursor=${Buffer.from('[1,"id","z",[1]]').toString('base64url')}`, '/cursor'],
       [`/users?limit=2&cursor=${Buffer.from('[2,"id","a",[1]]').toString('base64url')}`, '/cursor'],
       [`/users?cursor=${Buffer.from('[1,"id","a",[1]]').toString('base64url')}`, '/cursor'],
+      // Layout 2, bytes: each position has one cursor, and only keys a store can hold.
+      [`/users?limit=2&cursor=${layout2(0, 1, 0, 0x8c, 0)}`, '/cursor'], // 12 in two bytes
+      [`/users?limit=2&cursor=${layout2(0, 1, 0, 12, 0)}`, '/cursor'], // a byte after the keys
+      [`/users?limit=2&cursor=${layout2(0, 1, 0, 12).slice(0, -1)}B`, '/cursor'], // spare bits set
+      [`/users?limit=2&cursor=${layout2(0, 1, 0)}`, '/cursor'], // no key
+      [`/users?limit=2&cursor=${layout2(0, 2, 0, 0, 1, 2)}`, '/cursor'], // id twice
+      [`/users?limit=2&cursor=${layout2(0, 1, 2, 1, 0x61)}`, '/cursor'], // an order that does not end with id
+      [`/users?limit=2&cursor=${layout2(3, 1, 0, 12)}`, '/cursor'], // no such direction
+      [`/users?limit=2&cursor=${layout2(0, 2, 3, 0, 1, 0x80, 0xb0, 0x03, 1)}`, '/cursor'], // a lone surrogate
+      [`/users?limit=2&cursor=${layout2(0, 2, 3, 0, 1, 0x80, 0x80, 0x44, 1)}`, '/cursor'], // past U+10FFFF
+      [`/users?limit=2&cursor=${'A'.repeat(1964)}`, '/cursor'], // longer than any cursor a list makes
     ])('%s is a 400 that names %s', async (path, parameter) => {
       const res = await sut.api.get(path);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ type: 'urn:user-records:problem:invalid-parameter', errors: [expect.objectContaining({ path: parameter })] });
+    });
+
+    test('a cursor of layout 1, as the service wrote it before, reads the same page as the one it writes now', async () => {
+      const first = await sut.api.get('/users?limit=2&sort=-lastName');
+      const cursor = new URL(links(first.headers.get('link')).next!, 'http://x').searchParams.get('cursor')!;
+      expect(cursor).toMatch(/^A/);
+      const last = first.body[1] as Stored;
+      const older = Buffer.from(JSON.stringify([1, '-lastName,-id', 'a', [fold(last.lastName), last.id]])).toString('base64url');
+      const [now, before] = [await sut.api.get(`/users?limit=2&cursor=${cursor}`), await sut.api.get(`/users?limit=2&cursor=${older}`)];
+      expect(now.status).toBe(200);
+      expect(before.body).toEqual(now.body);
+      expect(before.headers.get('link')).toBe(now.headers.get('link'));
     });
 
     test('a cursor made for one sort is refused with another', async () => {

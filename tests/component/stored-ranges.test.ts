@@ -1,3 +1,5 @@
+import { encodeCursor, FIELDS } from '../../server/handlers/cursors.js';
+import { orderOf } from '../../server/domain/user-query.js';
 import { buildUserInput } from '../support/builders.js';
 import { storedUser } from '../support/stored.js';
 import { useTestServer } from '../support/test-server.js';
@@ -8,7 +10,12 @@ import { describeEachDialect } from '../support/test-store.js';
 // stack) where SQLite answered; both stores must give the same answer, decided before a store sees the value.
 
 const INT32_MAX = 2 ** 31 - 1;
-const cursorOf = (decoded: unknown) => Buffer.from(JSON.stringify(decoded)).toString('base64url');
+type Written = [layout: 1, order: string, direction: 'a' | 'b', keys: (string | number)[]];
+/** A cursor of layout 1 (JSON), as the service wrote before, or of layout 2, as it writes now. */
+const cursorOf = (written: Written, layout: 1 | 2 = 1) =>
+  layout === 1
+    ? Buffer.from(JSON.stringify(written)).toString('base64url')
+    : encodeCursor(orderOf(written[1], FIELDS), written[2] === 'a' ? { after: written[3] } : { before: written[3] });
 
 describeEachDialect((dialect) => {
   const sut = useTestServer({ dialect, env: { SEED_DEMO_DATA: 'false' } });
@@ -20,15 +27,22 @@ describeEachDialect((dialect) => {
       headers: { 'content-type': 'application/merge-patch+json', ...headers },
     });
 
-  test.each([
-    ['an id past 32 bits', [1, 'id', 'a', [INT32_MAX + 1]]],
-    ['a descending id past 32 bits', [1, '-id', 'b', [2 ** 40]]],
-    ['an id past 32 bits after a name', [1, 'lastName,id', 'a', ['smith', INT32_MAX + 1]]],
-    ['a NUL in a name', [1, 'lastName,id', 'a', ['smi\u0000th', 1]]],
-    ['a NUL in an e-mail address, read backwards', [1, 'email,id', 'b', ['\u0000', 1]]],
-  ])('a forged cursor holding %s is a 400 that names the cursor, in both shapes', async (_case, decoded) => {
+  test.each(
+    ([1, 2] as const).flatMap((layout) =>
+      (
+        [
+          ['an id past 32 bits', [1, 'id', 'a', [INT32_MAX + 1]]],
+          ['a descending id past 32 bits', [1, '-id', 'b', [2 ** 40]]],
+          ['an id past 32 bits after a name', [1, 'lastName,id', 'a', ['smith', INT32_MAX + 1]]],
+          ['a NUL in a name', [1, 'lastName,id', 'a', ['smi\u0000th', 1]]],
+          ['a NUL in an e-mail address, read backwards', [1, 'email,id', 'b', ['\u0000', 1]]],
+        ] as [string, Written][]
+      ).map(([name, written]) => [name, layout, written] as const),
+    ),
+  )('a forged cursor holding %s (layout %d) is a 400 that names the cursor, in both shapes', async (_case, layout, written) => {
     await newUser();
-    for (const path of [`/users?limit=2&cursor=${cursorOf(decoded)}`, `/api/users?cursor=${cursorOf(decoded)}`]) {
+    const cursor = cursorOf(written, layout);
+    for (const path of [`/users?limit=2&cursor=${cursor}`, `/api/users?cursor=${cursor}`]) {
       const res = await sut.api.get(path);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ type: 'urn:user-records:problem:invalid-parameter', errors: [expect.objectContaining({ path: '/cursor' })] });
@@ -37,9 +51,11 @@ describeEachDialect((dialect) => {
 
   test('a cursor at the largest id a store holds is a list (empty: no user follows it)', async () => {
     await newUser();
-    const res = await sut.api.get(`/users?limit=2&cursor=${cursorOf([1, 'id', 'a', [INT32_MAX]])}`);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual([]);
+    for (const layout of [1, 2] as const) {
+      const res = await sut.api.get(`/users?limit=2&cursor=${cursorOf([1, 'id', 'a', [INT32_MAX]], layout)}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual([]);
+    }
   });
 
   test.each(['"9999999999"', `"${INT32_MAX + 1}"`, `"${INT32_MAX + 1}", "7"`])(

@@ -63,7 +63,7 @@ test.each(withPattern)('%s: the pattern stays linear on 64 KiB of hostile text',
 });
 
 /** Text that tells engines apart: astral characters (two UTF-16 units) and BMP letters, blanks and marks. */
-const PORTABILITY_SAMPLES = ['Ada 😀', '😀', 'Zoë', 'İstanbul', 'a\u0301', '中文', 'x'.repeat(3), 'a b', '1', 'a@example.com', 'last_name,-id', 'WzEsImlkIiwiYSIsWzJdXQ'];
+const PORTABILITY_SAMPLES = ['Ada 😀', '😀', 'Zoë', 'İstanbul', 'a\u0301', '中文', 'x'.repeat(3), 'a b', '1', 'a@example.com', 'last_name,-id', 'AgABAAI', 'WzEsImlkIiwiYSIsWzJdXQ'];
 
 test.each(withPattern)('%s: the pattern is portable: no surrogate ranges, the same verdict with and without the u flag', (_where, schema) => {
   const pattern = schema.pattern as string;
