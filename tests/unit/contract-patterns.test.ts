@@ -104,3 +104,9 @@ test('header parameters write their schema out: Dredd cannot compile a header wh
   // If-Match and If-None-Match take the same entity tags, written twice.
   expect(parameters.IfMatch!.schema).toEqual(parameters.IfNoneMatch!.schema);
 });
+
+test('entity-tag lists admit no white space before or after: HTTP strips it, so no server sees it (RFC 9110 §5.5)', () => {
+  const pattern = new RegExp((contract.document.components as { parameters: Record<string, { schema: { pattern: string } }> }).parameters.IfMatch!.schema.pattern, 'u');
+  expect(['', '*', '"1"', 'W/"1"', '"1", "2"', '"1",\t"2"'].filter((value) => !pattern.test(value))).toEqual([]);
+  expect([' "1"', '"1" ', '\t', ' ', ' *'].filter((value) => pattern.test(value))).toEqual([]);
+});
