@@ -642,7 +642,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many creates, replaces, patches and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
+        /** @description Too many creates, replaces, patches and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. The limit is checked before the request is read, so a write over it is `429` whatever its parameters and body. */
         DemoUsersTooManyWrites: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterRefusedWrite"];
@@ -758,7 +758,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many creates, replaces, patches and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
+        /** @description Too many creates, replaces, patches and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. The limit is checked before the request is read, so a write over it is `429` whatever its parameters and body. */
         DemoUserTooManyWrites: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterRefusedWrite"];
@@ -853,7 +853,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many creates, replaces, patches and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
+        /** @description Too many creates, replaces, patches and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. The limit is checked before the request is read, so a write over it is `429` whatever its parameters and body. */
         UsersTooManyWrites: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterRefusedWrite"];
@@ -969,7 +969,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many creates, replaces, patches and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. */
+        /** @description Too many creates, replaces, patches and deletes from this client within the current minute (600 by default). Wait `Retry-After` seconds; other clients are not affected, and reads stay open. The limit is checked before the request is read, so a write over it is `429` whatever its parameters and body. */
         UserTooManyWrites: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterRefusedWrite"];
