@@ -40,3 +40,25 @@ console.log(`\nself time, top 40 of ${(total / 1e6).toFixed(1)} s (bench/.profil
 for (const [where, time] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) {
   console.log(`${((100 * time) / total).toFixed(1).padStart(5)}%  ${where}`);
 }
+
+// Total time: a function's own time and that of everything it called (each function counted once per stack,
+// so recursion does not count twice). Shows which layer a request's time goes through, where self time shows
+// only where it ends.
+const parent = new Map();
+for (const node of nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+const inclusive = new Map();
+samples.forEach((id, i) => {
+  const seen = new Set();
+  for (let at = id; at !== undefined; at = parent.get(at)) {
+    const { callFrame } = byId.get(at);
+    if (!callFrame.url) continue;
+    const where = `${callFrame.functionName || '(anonymous)'} ${callFrame.url.replace(/^.*node_modules\//, '').replace(`file://${root}`, '')}:${callFrame.lineNumber + 1}`;
+    if (seen.has(where)) continue;
+    seen.add(where);
+    inclusive.set(where, (inclusive.get(where) ?? 0) + (timeDeltas[i] ?? 0));
+  }
+});
+console.log(`\ntotal time, top 50:`);
+for (const [where, time] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 50)) {
+  console.log(`${((100 * time) / total).toFixed(1).padStart(5)}%  ${where}`);
+}
