@@ -7,6 +7,7 @@ import {
   type DatabaseConnection,
   type DialectAdapter,
   type Driver,
+  type SqliteDatabase as PreparingDatabase,
   type SqliteDialectConfig,
 } from 'kysely';
 
@@ -72,7 +73,7 @@ const STATEMENT_CACHE_SIZE = 256;
  * sixth of the CPU time of a GET (bench/, --cpu-prof). The SQL texts are few (values are parameters); the
  * cache is bounded anyway, dropping the oldest statement first.
  */
-export function withStatementCache(database: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+export function withStatementCache(database: SqliteDatabase.Database): PreparingDatabase {
   const statements = new Map<string, SqliteDatabase.Statement>();
   return {
     close: () => database.close(),
@@ -85,5 +86,5 @@ export function withStatementCache(database: SqliteDatabase.Database): SqliteDia
       }
       return statement;
     },
-  } as SqliteDialectConfig['database'];
+  } as PreparingDatabase;
 }

@@ -54,6 +54,20 @@ function compiledOnce<Row>(query: Compilable<Row>) {
   return async (db: Kysely<Tables>, ...parameters: unknown[]): Promise<Row[]> => (await db.executeQuery<Row>({ ...compiled, parameters })).rows;
 }
 
+/**
+ * A select compiled once, run on the store's reader where it has one (Database.readNow: at once, without
+ * Kysely), otherwise as compiledOnce does. Only for selects outside a transaction: the reader sees what is
+ * committed, not a transaction's own changes.
+ */
+function compiledRead<Row>(query: Compilable<Row>, { db, readNow }: Pick<Database, 'db' | 'readNow'>) {
+  const compiled = query.compile();
+  if (readNow === undefined) {
+    const run = compiledOnce(query);
+    return (...parameters: unknown[]) => run(db, ...parameters);
+  }
+  return async (...parameters: unknown[]): Promise<Row[]> => readNow({ ...compiled, parameters });
+}
+
 /** The users of the stretches a list walks, one at a time. */
 async function* eachOf<T>(stretches: AsyncIterable<{ readonly users: readonly T[] }>): AsyncGenerator<T> {
   for await (const { users } of stretches) yield* users;
@@ -70,15 +84,15 @@ export function createUserRepository(database: Database, options: ListOptions = 
   const { db } = database;
   const { guard, writing, ready } = createStoreGuard(database);
   const users = () => db.selectFrom('users').select(USER_COLUMNS);
-  const selectById = compiledOnce(users().where('id', '=', 0));
+  const selectById = compiledRead(users().where('id', '=', 0), database);
   const listed = () => db.selectFrom('users').select(LISTED_COLUMNS);
-  const selectSlice = compiledOnce(listed().where('id', '>', 0).orderBy('id').limit(0));
+  const selectSlice = compiledRead(listed().where('id', '>', 0).orderBy('id').limit(0), database);
   // The number of users, kept by triggers in the transaction of every insert and delete (see the migration
   // 2026-11-23-04-count-users): 16 rows to add, however many users there are.
   const total = () => db.selectFrom('user_count').select((eb) => eb.fn.sum<number | string>('n').as('n'));
-  const selectTotal = compiledOnce(total());
-  const countAll = async () => Number((await selectTotal(db))[0]!.n);
-  const selectPage = compiledOnce(listed().select(() => total().as('total')).orderBy('id').limit(0).offset(0));
+  const selectTotal = compiledRead(total(), database);
+  const countAll = async () => Number((await selectTotal())[0]!.n);
+  const selectPage = compiledRead(listed().select(() => total().as('total')).orderBy('id').limit(0).offset(0), database);
   /**
    * Sets the fields given, and bumps the version and updated_at only if one of them differs from the stored
    * value: a patch that changes nothing makes no new version, which would fail other clients' If-Match. SET
@@ -124,7 +138,7 @@ export function createUserRepository(database: Database, options: ListOptions = 
       // better-sqlite3 answers synchronously, so a list of 1M users never gave the event loop back: one
       // list stalled every other request for 4.5 s. Each slice now waits for a turn of its own.
       await nextTurn();
-      rows = await guard(() => selectSlice(db, after, sliceSize));
+      rows = await guard(() => selectSlice(after, sliceSize));
     }
   }
   const versions = (condition: VersionCondition) => (condition === 'any' ? [] : condition);
@@ -146,7 +160,7 @@ export function createUserRepository(database: Database, options: ListOptions = 
     create: (fields, now) => writing((trx) => insertUser(trx, fields, now)),
     findById: (id) =>
       guard(async () => {
-        const [row] = await selectById(db, id);
+        const [row] = await selectById(id);
         return row && toUser(row);
       }),
     async list(filter, order, sliceSize) {
@@ -155,7 +169,7 @@ export function createUserRepository(database: Database, options: ListOptions = 
       }
       // The whole collection: its first slice and its size come from one statement (one snapshot, and one
       // statement fewer for a list that fits in a slice, the common case).
-      const first = await guard(() => selectPage(db, sliceSize, 0));
+      const first = await guard(() => selectPage(sliceSize, 0));
       const total = first.length > 0 ? Number(first[0]!.total) : await guard(countAll);
       return { total, exact: true, users: slicesFrom(first, sliceSize) };
     },
@@ -164,13 +178,13 @@ export function createUserRepository(database: Database, options: ListOptions = 
     // Forwards through the whole collection by id (a shape B `limit`, a `next` link): compiled once.
     listFrom: (filter, order, position, limit) =>
       unfiltered(filter) && byIdOnly(order) && (position === undefined || 'after' in position)
-        ? guard(async () => ({ users: (await selectSlice(db, position === undefined ? 0 : position.after[0], limit)).map(toListedUser) }))
+        ? guard(async () => ({ users: (await selectSlice(position === undefined ? 0 : position.after[0], limit)).map(toListedUser) }))
         : lists.listFrom(filter, order, position, limit),
     listSlice: (offset, limit) =>
       guard(async () => {
         // The page and the size of the collection in one statement, so both come from one snapshot without a
         // transaction (which on SQLite would take the write lock: BEGIN IMMEDIATE, see database.ts).
-        const rows = await selectPage(db, limit, offset);
+        const rows = await selectPage(limit, offset);
         if (rows.length > 0) return { users: rows.map(toListedUser), total: Number(rows[0]!.total) };
         // A page past the end has no row to carry the count.
         return { users: [], total: await countAll() };
