@@ -1,0 +1,47 @@
+import SqliteDatabase from 'better-sqlite3';
+import { buildUserInput } from '../support/builders.js';
+import { useTestServer } from '../support/test-server.js';
+
+// On SQLite, selects run on a read-only connection that keeps its answers until the store changes
+// (server/db/database.ts, sqliteReader). No answer kept may outlive a committed write: this process's own
+// (through the API) or another's (here, a second connection to the file, as another worker or instance is).
+
+const sut = useTestServer({ dialect: 'sqlite', env: { SEED_DEMO_DATA: 'true' } });
+const ids = (users: Array<{ id: number }>) => users.map((user) => user.id);
+
+test('a write through the API is in the next answer of every read that was kept', async () => {
+  const paths = ['/users', '/users?limit=50', '/api/users?page=1&per_page=50'];
+  const before = await Promise.all(paths.map((path) => sut.api.get(path)));
+  const again = await Promise.all(paths.map((path) => sut.api.get(path)));
+  expect(again.map((res) => res.body)).toEqual(before.map((res) => res.body));
+  const created = (await sut.api.post('/users', buildUserInput())).body as { id: number };
+  const [full, limited, page] = await Promise.all(paths.map((path) => sut.api.get(path)));
+  expect(ids(full!.body)).toContain(created.id);
+  expect(ids(limited!.body)).toContain(created.id);
+  expect(ids(page!.body.data)).toContain(created.id);
+  expect(page!.body.total).toBe(before[2]!.body.total + 1);
+  await sut.api.delete(`/users/${created.id}`);
+  expect(ids((await sut.api.get('/users')).body)).not.toContain(created.id);
+  expect((await sut.api.get(`/users/${created.id}`)).status).toBe(404);
+});
+
+test('a write committed by another connection to the file is read at once', async () => {
+  expect((await sut.api.get('/users/3')).body.lastName).not.toBe('Elsewhere');
+  const page = (await sut.api.get('/users?limit=50')).body as Array<{ id: number; lastName: string }>;
+  const other = new SqliteDatabase(sut.server.store.sqliteFile!);
+  try {
+    other.prepare(`update users set last_name = 'Elsewhere', last_name_key = 'elsewhere', version = version + 1 where id = 3`).run();
+  } finally {
+    other.close();
+  }
+  expect((await sut.api.get('/users/3')).body.lastName).toBe('Elsewhere');
+  const after = (await sut.api.get('/users?limit=50')).body as Array<{ id: number; lastName: string }>;
+  expect(after.find((user) => user.id === 3)!.lastName).toBe('Elsewhere');
+  expect(ids(after)).toEqual(ids(page));
+});
+
+test('an answer kept is whole every time it is given (a list consumes the rows it sends)', async () => {
+  const first = (await sut.api.get('/users')).body as unknown[];
+  expect(first.length).toBeGreaterThan(1);
+  for (let i = 0; i < 3; i++) expect((await sut.api.get('/users')).body).toEqual(first);
+});
