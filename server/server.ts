@@ -174,7 +174,7 @@ function exportFailures(logger: Logger, metrics: Metrics): (error: unknown) => v
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   const contract = loadContract({ sandbox: config.sandbox !== undefined });
   const { metrics, render: renderMetrics, stop: stopSharingMetrics } = createServerMetrics();
-  const tracing = createTracing(config.tracing, config.database.kind, exportFailures(logger, metrics));
+  const tracing = await createTracing(config.tracing, config.database.kind, exportFailures(logger, metrics));
   // Checked before the store is opened: a USERS_FILE that does not pass stops the start, whatever the store holds.
   const first = firstUsers(config, () => contract);
   const database = await openPreparedDatabase(config, logger, first, metrics, tracing);
