@@ -1,9 +1,9 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Compilable, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { RequestAbandonedError, SearchesBusyError } from '../domain/errors.js';
 import { nextTurn } from '../domain/next-turn.js';
 import { foldCase, keysOf, SEARCH_COUNT_REACH, searchTally, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
 import type { ListedUser, Tally, UserSlice } from '../domain/user.js';
-import type { SearchIndex } from './database.js';
+import type { ReadNow, SearchIndex } from './database.js';
 import type { Tables, UserRow } from './tables.js';
 
 // Lists that filter, sort and page by key. Every statement is bounded however large the store: a statement
@@ -53,6 +53,8 @@ export interface ListOptions {
   readonly searchIndex?: SearchIndex | undefined;
   /** Searching statements that may run at once (unbounded when not given; see Database.searchConnections). */
   readonly searchConnections?: number;
+  /** The store's reader, if it has one (Database.readNow): statements that do not search run there. */
+  readonly readNow?: ReadNow | undefined;
 }
 
 /**
@@ -175,6 +177,13 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
   const turnstile = createTurnstile(SEARCHES_PER_TURN, options.searchConnections ?? Infinity, options.searchQueue ?? SEARCHES_WAITING);
   /** One statement of a search, when its turn comes. */
   const searchStatement = <T>(search: UserFilter, statement: () => Promise<T>) => turnstile(search, () => guard(statement));
+  const { readNow } = options;
+  /**
+   * The rows of a statement that does not search: on the store's reader where it has one, whose answer is
+   * kept until the store changes (a sorted page read again cost a Kysely statement each time).
+   */
+  const rowsOf = <Row>(query: Compilable<Row> & { execute(): Promise<Row[]> }): Promise<Row[]> =>
+    readNow === undefined ? query.execute() : Promise.resolve(readNow(query.compile()));
   const index = options.searchIndex;
   type Matches = RawBuilder<{ match_id: number }>;
   /**
@@ -278,9 +287,9 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
       if (search === undefined || matches !== undefined) {
         // The index's matches hold the text already: only their order and the position are left to apply.
         const query = candidates(filter, order, from, backwards, matches);
-        const read = () => query.select(LISTED_COLUMNS).limit(batch).execute();
+        const statement = query.select(LISTED_COLUMNS).limit(batch);
         if (matches === undefined && !first) await nextTurn();
-        const users = (matches !== undefined ? await searchStatement(filter, read) : await guard(read)).map(toListedUser);
+        const users = (matches !== undefined ? await searchStatement(filter, () => statement.execute()) : await guard(() => rowsOf(statement))).map(toListedUser);
         if (users.length < batch) {
           yield { users };
           return;
@@ -341,7 +350,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     async listAt(filter: UserFilter, order: UserOrder, offset: number, limit: number): Promise<UserSlice> {
       // Without a search the store skips rows itself, along an index; a search has to examine each user.
       if (filter.search === undefined) {
-        return { users: (await guard(() => candidates(filter, order, undefined, false).select(LISTED_COLUMNS).limit(limit).offset(offset).execute())).map(toListedUser) };
+        return { users: (await guard(() => rowsOf(candidates(filter, order, undefined, false).select(LISTED_COLUMNS).limit(limit).offset(offset)))).map(toListedUser) };
       }
       return take(filter, order, undefined, limit, offset);
     },
@@ -351,7 +360,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
      */
     async countMatching(filter: UserFilter): Promise<Tally> {
       if (filter.search === undefined) {
-        const { n } = await guard(() => byEmail(db.selectFrom('users'), filter).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow());
+        const [{ n }] = (await guard(() => rowsOf(byEmail(db.selectFrom('users'), filter).select((eb) => eb.fn.countAll<number | string>().as('n'))))) as [{ n: number | string }];
         return { total: Number(n), exact: true };
       }
       const found = await lookUp(filter);

@@ -25,6 +25,19 @@ test('a write through the API is in the next answer of every read that was kept'
   expect((await sut.api.get(`/users/${created.id}`)).status).toBe(404);
 });
 
+test('a sorted list and one filtered by address are read again after a write', async () => {
+  const input = buildUserInput({ lastName: 'Zzyzx', email: 'kept.answers@example.com' });
+  const paths = ['/users?sort=-lastName&limit=5', '/api/users?sort=-last_name&per_page=5', `/users?email=${input.email}`];
+  for (let i = 0; i < 2; i++) await Promise.all(paths.map((path) => sut.api.get(path)));
+  const created = (await sut.api.post('/users', input)).body as { id: number };
+  const [sorted, page, byEmail] = await Promise.all(paths.map((path) => sut.api.get(path)));
+  expect(sorted!.body[0].id).toBe(created.id);
+  expect(page!.body.data[0].id).toBe(created.id);
+  expect(ids(byEmail!.body)).toEqual([created.id]);
+  await sut.api.delete(`/users/${created.id}`);
+  expect((await sut.api.get(paths[2]!)).body).toEqual([]);
+});
+
 test('a write committed by another connection to the file is read at once', async () => {
   expect((await sut.api.get('/users/3')).body.lastName).not.toBe('Elsewhere');
   const page = (await sut.api.get('/users?limit=50')).body as Array<{ id: number; lastName: string }>;
