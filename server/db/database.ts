@@ -47,8 +47,18 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** A compiled select run synchronously: its rows. */
-export type ReadNow = <Row>(query: CompiledQuery<Row>) => Row[];
+/**
+ * A select run synchronously: its rows. Given as compiled, its answer is kept under its SQL and parameters;
+ * given as a key that names it wholly and a way to compile it, under the key, and compiled only when no
+ * answer is kept (building a Kysely query cost more than SQLite took to answer it).
+ */
+export type ReadNow = <Row>(query: CompiledQuery<Row> | Keyed<Row>) => Row[];
+
+/** A select named by a key of the caller's (which must not begin with `select`), compiled on demand. */
+export interface Keyed<Row> {
+  readonly key: string;
+  compile(): CompiledQuery<Row>;
+}
 
 /**
  * A trigram index of the users' folded names and addresses (the text of a search is folded too). A search
@@ -222,15 +232,16 @@ function sqliteReader(filename: string, timeouts: StoreTimeouts): { readNow: Rea
   let version: unknown;
   const answers = new Map<string, readonly unknown[]>();
   return {
-    readNow: <Row>({ sql: text, parameters }: CompiledQuery<Row>): Row[] => {
+    readNow: <Row>(query: CompiledQuery<Row> | Keyed<Row>): Row[] => {
       const now = dataVersion.get();
       if (now !== version) {
         answers.clear();
         version = now;
       }
-      const key = `${text}\u0000${JSON.stringify(parameters)}`;
+      const key = 'key' in query ? query.key : `${query.sql}\u0000${JSON.stringify(query.parameters)}`;
       let rows = answers.get(key) as readonly Row[] | undefined;
       if (rows === undefined) {
+        const { sql: text, parameters } = 'key' in query ? query.compile() : query;
         rows = statements.prepare(text).all(parameters) as Row[];
         if (rows.length <= MAX_KEPT_ROWS) {
           for (const row of rows) Object.freeze(row);

@@ -1,7 +1,7 @@
 import { sql, type Compilable, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { RequestAbandonedError, SearchesBusyError } from '../domain/errors.js';
 import { nextTurn } from '../domain/next-turn.js';
-import { foldCase, keysOf, SEARCH_COUNT_REACH, searchTally, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
+import { foldCase, keysOf, orderText, SEARCH_COUNT_REACH, searchTally, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
 import type { ListedUser, Tally, UserSlice } from '../domain/user.js';
 import type { ReadNow, SearchIndex } from './database.js';
 import type { Tables, UserRow } from './tables.js';
@@ -180,10 +180,11 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
   const { readNow } = options;
   /**
    * The rows of a statement that does not search: on the store's reader where it has one, whose answer is
-   * kept until the store changes (a sorted page read again cost a Kysely statement each time).
+   * kept until the store changes under `key`, which names everything the statement depends on; the statement
+   * is built only when no answer is kept (building it cost more than SQLite took to answer a page).
    */
-  const rowsOf = <Row>(query: Compilable<Row> & { execute(): Promise<Row[]> }): Promise<Row[]> =>
-    readNow === undefined ? query.execute() : Promise.resolve(readNow(query.compile()));
+  const rowsOf = <Row>(key: readonly unknown[], statement: () => Compilable<Row> & { execute(): Promise<Row[]> }): Promise<Row[]> =>
+    readNow === undefined ? statement().execute() : Promise.resolve(readNow({ key: JSON.stringify(key), compile: () => statement().compile() }));
   const index = options.searchIndex;
   type Matches = RawBuilder<{ match_id: number }>;
   /**
@@ -286,10 +287,10 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     for (let first = true; ; first = false) {
       if (search === undefined || matches !== undefined) {
         // The index's matches hold the text already: only their order and the position are left to apply.
-        const query = candidates(filter, order, from, backwards, matches);
-        const statement = query.select(LISTED_COLUMNS).limit(batch);
+        const statement = () => candidates(filter, order, from, backwards, matches).select(LISTED_COLUMNS).limit(batch);
         if (matches === undefined && !first) await nextTurn();
-        const users = (matches !== undefined ? await searchStatement(filter, () => statement.execute()) : await guard(() => rowsOf(statement))).map(toListedUser);
+        const key = ['walk', filter.email, orderText(order), from, backwards, batch];
+        const users = (matches !== undefined ? await searchStatement(filter, () => statement().execute()) : await guard(() => rowsOf(key, statement))).map(toListedUser);
         if (users.length < batch) {
           yield { users };
           return;
@@ -350,7 +351,8 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     async listAt(filter: UserFilter, order: UserOrder, offset: number, limit: number): Promise<UserSlice> {
       // Without a search the store skips rows itself, along an index; a search has to examine each user.
       if (filter.search === undefined) {
-        return { users: (await guard(() => rowsOf(candidates(filter, order, undefined, false).select(LISTED_COLUMNS).limit(limit).offset(offset)))).map(toListedUser) };
+        const statement = () => candidates(filter, order, undefined, false).select(LISTED_COLUMNS).limit(limit).offset(offset);
+        return { users: (await guard(() => rowsOf(['at', filter.email, orderText(order), offset, limit], statement))).map(toListedUser) };
       }
       return take(filter, order, undefined, limit, offset);
     },
@@ -360,7 +362,8 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
      */
     async countMatching(filter: UserFilter): Promise<Tally> {
       if (filter.search === undefined) {
-        const [{ n }] = (await guard(() => rowsOf(byEmail(db.selectFrom('users'), filter).select((eb) => eb.fn.countAll<number | string>().as('n'))))) as [{ n: number | string }];
+        const statement = () => byEmail(db.selectFrom('users'), filter).select((eb) => eb.fn.countAll<number | string>().as('n'));
+        const [{ n }] = (await guard(() => rowsOf(['count', filter.email], statement))) as [{ n: number | string }];
         return { total: Number(n), exact: true };
       }
       const found = await lookUp(filter);
