@@ -60,11 +60,11 @@ function compiledOnce<Row>(query: Compilable<Row>) {
  * committed, not a transaction's own changes.
  */
 function compiledRead<Row>(query: Compilable<Row>, { db, readNow }: Pick<Database, 'db' | 'readNow'>) {
-  const compiled = query.compile();
   if (readNow === undefined) {
     const run = compiledOnce(query);
     return (...parameters: unknown[]) => run(db, ...parameters);
   }
+  const compiled = query.compile();
   return async (...parameters: unknown[]): Promise<Row[]> => readNow({ ...compiled, parameters });
 }
 

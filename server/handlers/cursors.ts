@@ -46,15 +46,9 @@ export function encodeCursor(order: UserOrder, position: ListPosition): string {
       writeNumber(bytes, key);
       continue;
     }
-    const at = bytes.length;
-    let count = 0;
-    for (const character of key) {
-      writeNumber(bytes, character.codePointAt(0)!);
-      count++;
-    }
-    const length: number[] = [];
-    writeNumber(length, count);
-    bytes.splice(at, 0, ...length);
+    const points = Array.from(key, (character) => character.codePointAt(0)!);
+    writeNumber(bytes, points.length);
+    for (const point of points) writeNumber(bytes, point);
   }
   return bytesToBase64Url(Uint8Array.from(bytes));
 }
