@@ -13,6 +13,7 @@ import { StartFailure } from '../startup/start-failure.js';
 import { postgresOutage, sqliteOutage, StoreFault } from './outage.js';
 import { createPostgresPool, refusedStartupParameter, type ConnectionFault } from './postgres-pool.js';
 import { MultiProcessSqliteDialect, withStatementCache } from './sqlite-dialect.js';
+import { sqliteSearchIndex } from './sqlite-search-index.js';
 import { postgresCounters, type SharedCounters } from './shared-counters.js';
 import type { Tables } from './tables.js';
 
@@ -62,26 +63,42 @@ export interface Keyed<Row> {
 
 /**
  * A trigram index of the users' folded names and addresses (the text of a search is folded too). A search
- * asks it for the users that hold its text, at most a number of them: the index narrows the users by a key
- * of a few trigrams (so that a lookup reads the entries of few trigrams, whatever the text), and each user it
- * finds is checked against the whole text (see user-lists.ts).
+ * asks it for the users that hold its text, at most a number of them: the index narrows the users by a few
+ * trigrams (so that a lookup reads the entries of few trigrams, whatever the text), and where that is not
+ * exact, each user it finds is checked against the whole text.
  */
 export interface SearchIndex {
   /**
-   * A subquery of the ids (`match_id`) of users whose folded names or address hold the folded text, at most
-   * `most` of them (in no particular order); undefined when the index cannot narrow the text (too short).
+   * How to read the users whose folded names or address hold the folded text, at most `most` of them;
+   * undefined when the index cannot narrow the text (too short). `read` runs a statement the index asks first,
+   * to plan the lookup (SQLite asks how common the text's trigrams are).
    */
-  matching(text: string, most: number): RawBuilder<{ match_id: number }> | undefined;
+  matching(text: string, most: number, read: <R>(query: RawBuilder<R>) => Promise<readonly R[]>): Promise<IndexLookup | undefined>;
   /**
    * Users to read in order, before asking the index, for more than SEARCH_COUNT_REACH that hold the text
    * (0: none). An index that reads every entry of each trigram it is asked about (PostgreSQL's GIN: 20-50 ms
    * for a trigram every user holds) costs most for the text that most users hold, which is found sooner so.
    */
   readonly firstUsersFirst: number;
+  /**
+   * Whether a list by id takes the matches as a set (`id in`): SQLite reads such a set in id order and looks
+   * users up only until the page is full. Otherwise the matches are all joined to the users and sorted (a
+   * planner may walk the whole primary key testing each user against a set, as PostgreSQL's can).
+   */
+  readonly pagesByIdFromSet: boolean;
 }
 
-/** Characters of a search text the SQLite index is asked for, from each end: at most 6 trigrams each. */
-const SQLITE_KEY_CHARACTERS = 8;
+/** What the index found for a text. */
+export interface IndexLookup {
+  /** A subquery of the ids (`match_id`) of users that hold the text, at most the number asked for, in no particular order. */
+  readonly matches: RawBuilder<{ match_id: number }>;
+  /**
+   * The users the index checks one by one against the text, at most `reach` of them, where it checks them.
+   * If there are `reach` and the matches are no more than were asked for, they may be incomplete: the index
+   * cannot answer within its bound.
+   */
+  readonly checked?: { readonly ids: RawBuilder<{ id: number }>; readonly reach: number };
+}
 
 /** Trigrams of a search the PostgreSQL index is asked about: enough to narrow it, few enough to read quickly. */
 const POSTGRES_KEY_TRIGRAMS = 6;
@@ -179,34 +196,6 @@ const SQLITE_SUBSTRING_INDEX = {
     `create trigger users_search_delete after delete on users begin delete from users_search where rowid = old.id; end`,
   ],
   drop: ['drop trigger users_search_insert', 'drop trigger users_search_update', 'drop trigger users_search_delete', 'drop table users_search'],
-};
-
-/** An FTS5 phrase: the text exactly, its double quotes doubled (https://sqlite.org/fts5.html#fts5_strings). */
-const phrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
-
-/**
- * FTS5 finds a phrase by reading the entries of every trigram in it, skipping through the longer lists: for
- * 1,000,000 users, counting up to 10,001 holders of "ann" (62,500 hold it) took 0.5 ms, of "example" (every
- * user) 2 ms, and the 100 holders of "9999@example.com", whose trigrams are all common, 45 ms. The key is the
- * text's first and last SQLITE_KEY_CHARACTERS characters, so that a long text reads at most 12 trigrams'
- * entries; each user found is then checked against the whole text.
- */
-const sqliteSearchIndex: SearchIndex = {
-  // FTS5 stops reading at `most` matches: the commonest text costs it least.
-  firstUsersFirst: 0,
-  matching(text, most) {
-    const characters = [...text];
-    if (characters.length < 3) return undefined;
-    const ends =
-      characters.length <= SQLITE_KEY_CHARACTERS
-        ? [text]
-        : [characters.slice(0, SQLITE_KEY_CHARACTERS).join(''), characters.slice(-SQLITE_KEY_CHARACTERS).join('')];
-    return sql<{ match_id: number }>`(
-      select users.id as match_id from (select rowid as id from users_search where users_search match ${ends.map(phrase).join(' AND ')}) as held
-        cross join users on users.id = held.id
-        where instr(users.first_name_key, ${text}) or instr(users.last_name_key, ${text}) or instr(users.email_key, ${text})
-        limit ${most})`;
-  },
 };
 
 /** Answers of the SQLite reader kept until the store changes: at most this many, each of at most MAX_KEPT_ROWS rows. */
@@ -380,9 +369,10 @@ const postgresSearchIndex: SearchIndex = {
   // For 1,000,000 users, counting 10,001 holders of "example" through the index took 117 ms; among the first
   // users, 7 ms. Text that fewer than half the first 20,000 users hold goes to the index (14 ms more).
   firstUsersFirst: 20_000,
-  matching(text, most) {
+  pagesByIdFromSet: false,
+  async matching(text, most) {
     const key = postgresSearchKey(text);
-    return key === undefined ? undefined : sql<{ match_id: number }>`(select match_id from users_matching(${key}, ${text}, ${most}))`;
+    return key === undefined ? undefined : { matches: sql<{ match_id: number }>`(select match_id from users_matching(${key}, ${text}, ${most}))` };
   },
 };
 

@@ -206,8 +206,8 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
       found = (async (): Promise<Found | undefined> => {
         if (index === undefined || filter.search === undefined || filter.email !== undefined) return undefined;
         const text = foldCase(filter.search);
-        const matches = index.matching(text, SEARCH_COUNT_REACH + 1);
-        if (matches === undefined) return undefined;
+        const lookup = await index.matching(text, SEARCH_COUNT_REACH + 1, async (query) => (await searchStatement(filter, () => query.execute(db))).rows);
+        if (lookup === undefined) return undefined;
         if (index.firstUsersFirst > 0) {
           // Text most users hold is found sooner among the first users than through an index that reads
           // every entry of each of its trigrams.
@@ -217,14 +217,18 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
           );
           if (Number(rows[0]!.n) > SEARCH_COUNT_REACH) return { few: false };
         }
-        const { n } = await searchStatement(filter, () =>
-          db
-            .selectFrom(matches.as('m'))
-            .select((eb) => eb.fn.countAll<number | string>().as('n'))
-            .executeTakeFirstOrThrow(),
+        const { matches, checked } = lookup;
+        const { rows } = await searchStatement(filter, () =>
+          // The users it checked are counted only where the matches are few enough to be all of them.
+          sql<{ n: number | string; checked: number | string | null }>`select n,
+            ${checked === undefined ? sql`0` : sql`case when n <= ${SEARCH_COUNT_REACH} then (select count(*) from ${checked.ids} as c) end`} as checked
+            from (select count(*) as n from ${matches} as m) as found`.execute(db),
         );
-        const count = Number(n);
-        return count <= SEARCH_COUNT_REACH ? { few: true, matches, count } : { few: false };
+        const count = Number(rows[0]!.n);
+        if (count > SEARCH_COUNT_REACH) return { few: false };
+        // As many users to check as the index checks at most: those that hold the text may be more.
+        if (checked !== undefined && Number(rows[0]!.checked) >= checked.reach) return undefined;
+        return { few: true, matches, count };
       })();
       looked.set(filter, found);
     }
@@ -237,16 +241,21 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     return found?.few ? found.matches : undefined;
   }
 
-  /** The users a query reads: all of them, or only those the index matched (read from the index first). */
-  const source = (matches: Matches | undefined): UserSelect<object> =>
-    matches === undefined
-      ? db.selectFrom('users')
-      : // CROSS JOIN keeps SQLite from reading users along a sort's index and looking each up in the matches.
-        (db.selectFrom(matches.as('m')).crossJoin('users').whereRef('users.id', '=', 'm.match_id') as unknown as UserSelect<object>);
+  /** The users a query in `order` reads: all of them, or only those the index matched (read from the index first). */
+  const source = (matches: Matches | undefined, order: UserOrder): UserSelect<object> => {
+    if (matches === undefined) return db.selectFrom('users');
+    // In id order, as a set the store reads in order, each user looked up only until the page is full: on
+    // SQLite, 5 ms for a page of 9,276 matches at 1,000,000 users, where joining them all and sorting took 12.
+    if (index?.pagesByIdFromSet && order.length === 1 && order[0]!.field === 'id') {
+      return db.selectFrom('users').where('users.id', 'in', sql<number>`(select match_id from ${matches} as m)`);
+    }
+    // CROSS JOIN keeps SQLite from reading users along a sort's index and looking each up in the matches.
+    return db.selectFrom(matches.as('m')).crossJoin('users').whereRef('users.id', '=', 'm.match_id') as unknown as UserSelect<object>;
+  };
 
   /** Users of the filter's address, beyond `from` in the order (read backwards if asked); only the index's matches if given. */
   const candidates = (filter: UserFilter, order: UserOrder, from: OrderKeys | undefined, backwards: boolean, matches?: Matches) => {
-    const query = byEmail(source(matches), filter);
+    const query = byEmail(source(matches, order), filter);
     if (from !== undefined) return sorted(query.where((eb) => beyond(eb, order, from, backwards)), order, backwards);
     // From the start, a bound that holds for every row still leads SQLite to the first field's index: it then
     // sorts only the users that tie on that field, and stops at the limit. Without it, a sort by last and
