@@ -313,21 +313,24 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         // shows. Reading every examined user from the table cost nine times as much.
         const examined = candidates(filter, order, from, backwards).select(['id', ...SEARCHED_COLUMNS]).limit(SEARCH_SCAN_ROWS);
         const inOrder = sql.join(order.map((key) => sql`${sql.ref(`examined.${COLUMN[key.field]}`)} ${sql.raw(key.descending !== backwards ? 'desc' : 'asc')}`));
-        // The users it found, and the last user it examined (where the next statement starts), in one turn.
-        const [found, last] = await examining(filter, budget, async () => [
-          (
-            await sql<ListedRow>`
-              select shown.id, shown.first_name, shown.last_name, shown.email from (${examined}) as examined cross join users as shown
-              where shown.id = examined.id and ${containsText(search, 'examined')} order by ${inOrder}`.execute(db)
-          ).rows,
-          await candidates(filter, order, from, backwards).select(['id', 'email_key', 'first_name_key', 'last_name_key']).offset(SEARCH_SCAN_ROWS - 1).limit(1).executeTakeFirst(),
-        ] as const);
+        // The users it found, at most a batch (text most users hold filled a page of 12 from the first few of
+        // 4,000 examined, and read all 4,000 from the table), and where the next statement starts: after the
+        // last of them if the batch is full, else after the last user it examined; in one turn.
+        const [found, last] = await examining(filter, budget, async () => {
+          const { rows } = await sql<ListedRow>`
+            select shown.id, shown.first_name, shown.last_name, shown.email from (${examined}) as examined cross join users as shown
+            where shown.id = examined.id and ${containsText(search, 'examined')} order by ${inOrder} limit ${batch}`.execute(db);
+          const users = rows.map(toListedUser);
+          if (users.length === batch) return [users, keysOf(users[batch - 1]!, order)] as const;
+          const lastExamined = await candidates(filter, order, from, backwards).select(['id', 'email_key', 'first_name_key', 'last_name_key']).offset(SEARCH_SCAN_ROWS - 1).limit(1).executeTakeFirst();
+          return [users, lastExamined && keysOfRow(lastExamined, order)] as const;
+        });
         if (last === undefined) {
-          yield { users: found.map(toListedUser) };
+          yield { users: found };
           return;
         }
-        from = keysOfRow(last, order);
-        yield { users: found.map(toListedUser), until: from };
+        from = last;
+        yield { users: found, until: from };
       }
     }
   }
