@@ -156,6 +156,7 @@ test: check-generated contract-gate lint typecheck build chromium container-tool
 bench: $(INSTALLED) build ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/
 	node bench/run.mjs
 	node bench/large-list.mjs
+	node bench/searches.mjs
 	node bench/kit.mjs
 	ROLLING_RESTART_REPORT=bench/results/rolling-restart.md NODE_OPTIONS=--experimental-vm-modules \
 	  node_modules/.bin/jest tests/system/topology.test.ts -t 'rolling restart'

@@ -82,7 +82,7 @@ export const startService = (databaseUrl, nodeOptions = [], env = {}) =>
 // Names with mixed case and a spread of values, so that searches and sorts meet what real stores hold; the
 // folded copies (`*_key`) are what the service writes beside each field (server/domain/user-query.ts).
 const NAMES = ['Mira', 'Tobias', 'Priya', 'Ezra', 'Noor', 'Felix', 'Ines', 'Rafael', 'Hana', 'Oskar', 'Lucia', 'Dmitri'];
-const userRow = (i, now) => {
+export const userRow = (i, now) => {
   const [first, last, email] = [`${NAMES[i % NAMES.length]}${i % 997}`, `Last${(i * 7919) % 100003}`, `user${i}@example.com`];
   return [first, first.toLowerCase(), last, last.toLowerCase(), email, email.toLowerCase(), now, now];
 };
