@@ -198,6 +198,15 @@ const SQLITE_SUBSTRING_INDEX = {
   drop: ['drop trigger users_search_insert', 'drop trigger users_search_update', 'drop trigger users_search_delete', 'drop table users_search'],
 };
 
+/**
+ * Pages of the file the SQLite connection that writes and searches keeps in memory, at most (KiB; negative in
+ * `cache_size`). SQLite's default, 2 MiB, holds little of a large store: at 1,000,000 users, a search that
+ * checks 10,000 users found by its trigrams, each on a page of its own, read them from the file each time
+ * (33 ms); with 64 MiB, 12 ms once read. The cache grows only as pages are read: a small store's connection
+ * stays as small as before.
+ */
+const SQLITE_CACHE_KIB = 64 * 1024;
+
 /** Answers of the SQLite reader kept until the store changes: at most this many, each of at most MAX_KEPT_ROWS rows. */
 const MAX_KEPT_ANSWERS = 256;
 const MAX_KEPT_ROWS = 100;
@@ -253,6 +262,7 @@ function sqlite(filename: string, timeouts: StoreTimeouts): DialectSupport {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma(`busy_timeout = ${timeouts.statementMs}`);
+  database.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   return {
     dialect: new MultiProcessSqliteDialect({ database: withStatementCache(database) }, database),
     migratesInOneTransaction: false,
