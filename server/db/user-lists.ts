@@ -218,6 +218,18 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
           if (Number(rows[0]!.n) > SEARCH_COUNT_REACH) return { few: false };
         }
         const { matches, checked } = lookup;
+        const kept = index.keptMatches;
+        if (kept !== undefined) {
+          const { rows } = await searchStatement(filter, () => kept.read(matches).execute(db));
+          const count = Number(rows[0]!.n);
+          if (count > SEARCH_COUNT_REACH) return { few: false };
+          if (checked !== undefined) {
+            const { rows: users } = await searchStatement(filter, () => sql<{ n: number }>`select count(*) as n from ${checked.ids} as c`.execute(db));
+            // As many users to check as the index checks at most: those that hold the text may be more.
+            if (Number(users[0]!.n) >= checked.reach) return undefined;
+          }
+          return { few: true, matches: kept.set(rows[0]!.kept), count };
+        }
         const { rows } = await searchStatement(filter, () =>
           // The users it checked are counted only where the matches are few enough to be all of them.
           sql<{ n: number | string; checked: number | string | null }>`select n,
