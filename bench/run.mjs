@@ -32,7 +32,13 @@ function measure(target, server, scenario, size, path, options = {}) {
 const shapeBBody = { firstName: 'Bench', lastName: 'Mark', email: 'bench.mark@example.com' };
 
 async function ceilings() {
-  for (const [target, file] of [['node:http ceiling', 'node-ceiling.mjs'], ['Koa ceiling', 'koa-ceiling.mjs']]) {
+  const targets = [
+    ['node:http ceiling', 'node-ceiling.mjs'],
+    ['Koa ceiling', 'koa-ceiling.mjs'],
+    // Koa with what every answer of the service must carry (headers, access log, metrics): see the file.
+    ['Koa + obligations', 'koa-obligations.mjs'],
+  ];
+  for (const [target, file] of targets) {
     const server = await startProcess(process.execPath, () => [join(root, 'bench/targets', file)]);
     measure(target, server, 'GET one user', 12, '/users/2');
     await server.stop();

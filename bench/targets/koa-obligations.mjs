@@ -1,0 +1,54 @@
+// The ceiling of what every answer of this service must carry, in Koa and @koa/router with nothing else: one
+// route returning the same precomputed body, with the headers the service sends (a request id, the OWASP
+// security headers, Vary, ETag), an access-log line to stdout, and the duration in a Prometheus histogram
+// by operation, method and status. No store, no validation, no limits: how far below the Koa ceiling these
+// obligations alone put a GET, so that the service's own layers are measured against what they must do.
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { destination } from 'pino';
+import { Histogram, Registry } from 'prom-client';
+
+const body = JSON.stringify({ id: 2, firstName: 'Tobias', lastName: 'Wren', email: 'tobias.wren@example.com' });
+const SECURITY = {
+  'Cache-Control': 'no-store',
+  'Content-Security-Policy': "default-src 'none';frame-ancestors 'none'",
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Referrer-Policy': 'no-referrer',
+  'Strict-Transport-Security': 'max-age=31536000; includeSubDomains',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+};
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const log = destination({ dest: 1, sync: false });
+const registry = new Registry();
+const durations = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'Duration of HTTP requests by operation and status.',
+  labelNames: ['operation_id', 'method', 'status'],
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [registry],
+});
+
+const app = new Koa();
+app.use(async (ctx, next) => {
+  const started = performance.now();
+  const given = ctx.get('x-request-id');
+  const requestId = REQUEST_ID.test(given) ? given : randomUUID();
+  ctx.set('X-Request-Id', requestId);
+  ctx.set(SECURITY);
+  ctx.vary('Origin');
+  await next();
+  const ms = performance.now() - started;
+  durations.observe({ operation_id: 'getUser', method: ctx.method, status: ctx.status }, ms / 1000);
+  log.write(`{"level":30,"time":${Date.now()},"service":"koa-obligations","pid":${process.pid},"requestId":"${requestId}","method":"${ctx.method}","path":${JSON.stringify(ctx.path)},"operationId":"getUser","status":${ctx.status},"durationMs":${Math.round(ms * 100) / 100},"msg":"request"}\n`);
+});
+const router = new Router();
+router.get('/users/:id', (ctx) => {
+  ctx.set('ETag', '"1"');
+  ctx.set('Content-Type', 'application/json');
+  ctx.body = body;
+});
+app.use(router.routes());
+const server = app.listen(Number(process.env.PORT), '127.0.0.1', () => console.log(`listening ${server.address().port}`));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
