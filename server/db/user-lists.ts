@@ -219,28 +219,16 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         }
         const { matches, checked } = lookup;
         const kept = index.keptMatches;
-        if (kept !== undefined) {
-          const { rows } = await searchStatement(filter, () => kept.read(matches).execute(db));
-          const count = Number(rows[0]!.n);
-          if (count > SEARCH_COUNT_REACH) return { few: false };
-          if (checked !== undefined) {
-            const { rows: users } = await searchStatement(filter, () => sql<{ n: number }>`select count(*) as n from ${checked.ids} as c`.execute(db));
-            // As many users to check as the index checks at most: those that hold the text may be more.
-            if (Number(users[0]!.n) >= checked.reach) return undefined;
-          }
-          return { few: true, matches: kept.set(rows[0]!.kept), count };
-        }
-        const { rows } = await searchStatement(filter, () =>
-          // The users it checked are counted only where the matches are few enough to be all of them.
-          sql<{ n: number | string; checked: number | string | null }>`select n,
-            ${checked === undefined ? sql`0` : sql`case when n <= ${SEARCH_COUNT_REACH} then (select count(*) from ${checked.ids} as c) end`} as checked
-            from (select count(*) as n from ${matches} as m) as found`.execute(db),
-        );
+        const counting: RawBuilder<{ n: number | string; kept?: string }> = kept ? kept.read(matches) : sql`select count(*) as n from ${matches} as m`;
+        const { rows } = await searchStatement(filter, () => counting.execute(db));
         const count = Number(rows[0]!.n);
         if (count > SEARCH_COUNT_REACH) return { few: false };
-        // As many users to check as the index checks at most: those that hold the text may be more.
-        if (checked !== undefined && Number(rows[0]!.checked) >= checked.reach) return undefined;
-        return { few: true, matches, count };
+        if (checked !== undefined) {
+          const { rows: users } = await searchStatement(filter, () => sql<{ n: number | string }>`select count(*) as n from ${checked.ids} as c`.execute(db));
+          // As many users to check as the index checks at most: those that hold the text may be more.
+          if (Number(users[0]!.n) >= checked.reach) return undefined;
+        }
+        return { few: true, matches: kept ? kept.set(rows[0]!.kept!) : matches, count };
       })();
       looked.set(filter, found);
     }
