@@ -64,12 +64,20 @@ export async function startProcess(command, argsFor, env = {}, listening = 0) {
   };
 }
 
+/** Node's options in `npm start` (and the image's CMD): the benchmarks run the service as operators do. */
+const START_OPTIONS = (() => {
+  const start = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
+  const match = /^exec node ((?:--\S+ )*)dist\/server\/main\.js$/.exec(start);
+  if (!match) throw new Error(`package.json's start script is not \`exec node [--options] dist/server/main.js\`: ${start}`);
+  return match[1].split(' ').filter(Boolean);
+})();
+
 /**
- * This service, built, on the given DATABASE_URL, configured as in production: it logs every request at
- * the default level (info), here to a file.
+ * This service, built, on the given DATABASE_URL, configured as in production: started with `npm start`'s
+ * options, it logs every request at the default level (info), here to a file.
  */
 export const startService = (databaseUrl, nodeOptions = [], env = {}) =>
-  startProcess(process.execPath, () => [...nodeOptions, join(root, 'dist/server/main.js')], {
+  startProcess(process.execPath, () => [...START_OPTIONS, ...nodeOptions, join(root, 'dist/server/main.js')], {
     DATABASE_URL: databaseUrl,
     BASIC_AUTH_USERNAME: CREDENTIALS.username,
     BASIC_AUTH_PASSWORD: CREDENTIALS.password,
