@@ -6,6 +6,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createStore, CREDENTIALS, ensureWrk, fillStore, peakRssMiB, postgresReachable, root, startProcess, startService, wrk } from './lib.mjs';
 import { renderChart } from './chart.mjs';
+import { renderGoals, updateDocsTables } from './tables.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SIZES = (process.env.BENCH_SIZES ?? '12,100000,1000000').split(',').map(Number);
@@ -160,47 +161,6 @@ if (await postgresReachable()) {
 await jsonServer();
 await prismMock();
 
-/**
- * The performance goals (issue 29), each a ratio or a bound read off this one run: the table says how far
- * each is met, so that a run compares the service with its ceilings and peers on the same day.
- */
-function goals() {
-  const row = (target, scenario, users = 12) => results.find((r) => r.target === target && r.scenario === scenario && r.users === users);
-  const service = 'this service (sqlite)';
-  const peer = 'json-server 1.0.0-beta.15';
-  const get = row(service, 'GET one user (shape B)');
-  const lines = [];
-  const goal = (what, measured, wanted, met) => lines.push(`| ${what} | ${measured} | ${wanted} | ${met === undefined ? '' : met ? 'yes' : 'no'} |`);
-  const ratio = (a, b) => (a && b ? a.rps / b.rps : NaN);
-  const koa = ratio(get, row('Koa ceiling', 'GET one user'));
-  goal('GET one user ÷ Koa ceiling', koa.toFixed(2), '≥ 0.5', koa >= 0.5);
-  const obligations = ratio(get, row('Koa + obligations', 'GET one user'));
-  goal('GET one user ÷ Koa + obligations', obligations.toFixed(2), '(the share left once the obligations are paid)');
-  for (const scenario of ['GET one user (shape B)', 'GET page (shape A)', 'GET full list (shape B)', 'GET sorted page of 12 (B)', 'GET by email (B)']) {
-    const value = ratio(row(service, scenario), row(peer, scenario));
-    goal(`${scenario} ÷ json-server`, value.toFixed(2), '≥ 1.5', value >= 1.5);
-  }
-  for (const scenario of ['POST a user (shape B)', 'PUT a user (shape B)', 'PATCH a user (shape B)']) {
-    const value = ratio(row(service, scenario), row(peer, scenario));
-    goal(`${scenario} ÷ json-server`, value.toFixed(2), '> 1', value > 1);
-  }
-  for (const scenario of ['GET full list (shape B)', 'GET page (shape A)']) {
-    const value = ratio(row(service, scenario), get);
-    goal(`${scenario} ÷ GET one user`, value.toFixed(2), '≥ 1.0', value >= 1);
-  }
-  for (const target of [service, 'this service (postgres)']) {
-    const rows = results.filter((r) => r.target === target && r.users === 12);
-    if (rows.length === 0) continue;
-    const peak = Math.max(...rows.map((r) => r.peakRssMiB));
-    goal(`peak RSS, ${target}, 12 users`, `${peak.toFixed(0)} MiB`, '≤ 100 MiB', peak <= 100);
-    const worst = rows.reduce((a, b) => (b.p99 > a.p99 ? b : a));
-    goal(`worst p99, ${target}, 12 users`, `${worst.p99.toFixed(1)} ms (${worst.scenario})`, '≤ 10 ms', worst.p99 <= 10);
-  }
-  const koaPeak = row('Koa ceiling', 'GET one user')?.peakRssMiB;
-  if (koaPeak) goal('peak RSS, Koa ceiling', `${koaPeak.toFixed(0)} MiB`, '(for scale)');
-  return ['| goal | this run | wanted | met |', '|---|---:|---|---|', ...lines].join('\n');
-}
-
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, wrk -t1 -c50 -d${SECONDS}s on loopback`;
 const f = (n, digits = 1) => n.toFixed(digits);
 const table = [
@@ -212,11 +172,12 @@ const table = [
   '',
   'The goals of a cheaper request (issue 29), read off this run:',
   '',
-  goals(),
+  renderGoals(results),
   '',
 ].join('\n');
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/bench.md'), table);
 writeFileSync(join(root, 'bench/results/bench.json'), `${JSON.stringify({ machine, seconds: SECONDS, results }, null, 2)}\n`);
 writeFileSync(join(root, 'bench/results/bench.svg'), renderChart(results));
+updateDocsTables(join(root, 'docs/benchmarks.md'), results, machine);
 console.log(`\n${table}\nWrote bench/results/bench.md, bench.json and bench.svg`);
