@@ -1,9 +1,9 @@
 import { sql, type Compilable, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { RequestAbandonedError, SearchesBusyError } from '../domain/errors.js';
 import { nextTurn } from '../domain/next-turn.js';
 import { foldCase, keysOf, orderText, SEARCH_COUNT_REACH, searchTally, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
 import type { ListedUser, Tally, UserSlice } from '../domain/user.js';
 import type { ReadNow, SearchIndex } from './database.js';
+import { createTurnstile } from './search-turnstile.js';
 import type { Tables, UserRow } from './tables.js';
 
 // Lists that filter, sort and page by key. Every statement is bounded however large the store: a statement
@@ -55,60 +55,6 @@ export interface ListOptions {
   readonly searchConnections?: number;
   /** The store's reader, if it has one (Database.readNow): statements that do not search run there. */
   readonly readNow?: ReadNow | undefined;
-}
-
-/**
- * Lets at most `perTurn` searching statements start in each turn of the event loop, and at most `atOnce` run
- * at the same time, in the order they asked. A search asks before each statement; its first may be refused
- * when `maxWaiting` wait already, and once admitted it is never cut off, unless its client went away (then
- * it stops: a client that asks and hangs up at once would otherwise have the server examine every user for
- * nobody). A search is its filter object: a request's page and its count share it, so a request is refused
- * before its first statement or not at all. Hand-written: p-limit and p-queue bound how many run at once or
- * per interval of time, not per turn of the event loop, which is what keeps SQLite's searches (whose
- * statements run on it) from stalling other requests; and a slot is held for one statement, never while a
- * slow client reads the answer.
- */
-function createTurnstile(perTurn: number, atOnce: number, maxWaiting: number) {
-  const admitted = new WeakSet<UserFilter>();
-  const waiting: Array<() => void> = [];
-  let running = 0;
-  let scheduled = false;
-  const admit = () => {
-    scheduled = false;
-    for (const start of waiting.splice(0, Math.min(perTurn, atOnce - running))) {
-      running++;
-      start();
-    }
-    if (waiting.length > 0 && running < atOnce) schedule();
-  };
-  const schedule = () => {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(admit);
-  };
-  /** A search whose client went away stops here, before its next statement (and after its wait). */
-  const goOn = (search: UserFilter) => {
-    if (search.signal?.aborted) throw new RequestAbandonedError();
-  };
-  /** Runs one statement of a search when its turn comes. */
-  return async <T>(search: UserFilter, statement: () => Promise<T>): Promise<T> => {
-    goOn(search);
-    if (!admitted.has(search)) {
-      if (waiting.length >= maxWaiting) throw new SearchesBusyError();
-      admitted.add(search);
-    }
-    await new Promise<void>((resolve) => {
-      waiting.push(resolve);
-      if (running < atOnce) schedule();
-    });
-    try {
-      goOn(search);
-      return await statement();
-    } finally {
-      running--;
-      if (waiting.length > 0) schedule();
-    }
-  };
 }
 
 /** The column each field sorts by: the folded copy of text, so that case does not change the order. */
