@@ -5,8 +5,18 @@ import type { UserFilter } from '../domain/user-query.js';
 // loop (SQLite's statements run on it) or every pooled connection (PostgreSQL's). Used by user-lists.ts.
 
 /**
- * Lets at most `perTurn` searching statements start in each turn of the event loop, and at most `atOnce` run
- * at the same time, in the order they asked. A search asks before each statement; its first may be refused
+ * Time a turn of the event loop may spend on searching statements before the next waits for a later turn.
+ * Each statement is bounded (about a millisecond of SQLite's time): this is what a turn may add past the
+ * `perTurn` statements it starts with, about what those four cost. A statement of a small store costs tens
+ * of microseconds, and waiting a turn for each of a search's four or five statements held searches of 12
+ * users to 1,100 req/s on SQLite, 0.15 times a single GET.
+ */
+export const SEARCH_TURN_MS = 2;
+
+/**
+ * Lets `perTurn` searching statements start in each turn of the event loop, and more, one after another,
+ * only while less than `turnMs` has passed since that turn began; at most `atOnce` run at the same time, in
+ * the order they asked. A search asks before each statement; its first may be refused
  * when `maxWaiting` wait already, and once admitted it is never cut off, unless its client went away (then
  * it stops: a client that asks and hangs up at once would otherwise have the server examine every user for
  * nobody). A search is its filter object: a request's page and its count share it, so a request is refused
@@ -15,17 +25,23 @@ import type { UserFilter } from '../domain/user-query.js';
  * statements run on it) from stalling other requests; and a slot is held for one statement, never while a
  * slow client reads the answer.
  */
-export function createTurnstile(perTurn: number, atOnce: number, maxWaiting: number) {
+export function createTurnstile(perTurn: number, atOnce: number, maxWaiting: number, turnMs = SEARCH_TURN_MS) {
   const admitted = new WeakSet<UserFilter>();
   const waiting: Array<() => void> = [];
   let running = 0;
   let scheduled = false;
+  /** When the latest turn that started statements began. */
+  let turnBegan = -Infinity;
+  const start = (next: () => void) => {
+    running++;
+    next();
+  };
+  /** Whether a statement may start now: a place is free, and the turn that last started statements has time left. */
+  const withinTurn = () => running < atOnce && performance.now() - turnBegan < turnMs;
   const admit = () => {
     scheduled = false;
-    for (const start of waiting.splice(0, Math.min(perTurn, atOnce - running))) {
-      running++;
-      start();
-    }
+    turnBegan = performance.now();
+    for (const next of waiting.splice(0, Math.min(perTurn, atOnce - running))) start(next);
     if (waiting.length > 0 && running < atOnce) schedule();
   };
   const schedule = () => {
@@ -44,16 +60,23 @@ export function createTurnstile(perTurn: number, atOnce: number, maxWaiting: num
       if (waiting.length >= maxWaiting) throw new SearchesBusyError();
       admitted.add(search);
     }
-    await new Promise<void>((resolve) => {
-      waiting.push(resolve);
-      if (running < atOnce) schedule();
-    });
+    // Nobody waiting and time left in the turn: it runs now (a search's next statement, or another search).
+    if (waiting.length === 0 && withinTurn()) running++;
+    else
+      await new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        if (running < atOnce) schedule();
+      });
     try {
       goOn(search);
       return await statement();
     } finally {
       running--;
-      if (waiting.length > 0) schedule();
+      // Still within the turn's time, the next in line runs at once; else it waits for a later turn.
+      if (waiting.length > 0) {
+        if (withinTurn()) start(waiting.shift()!);
+        else schedule();
+      }
     }
   };
 }

@@ -7,8 +7,9 @@ import { createTurnstile } from './search-turnstile.js';
 import type { Tables, UserRow } from './tables.js';
 
 // Lists that filter, sort and page by key. Every statement is bounded however large the store: a statement
-// that searches examines at most SEARCH_SCAN_ROWS users, and no more than SEARCHES_PER_TURN such statements
-// run in one turn of the event loop, however many searches are under way. A search of 1,000,000 users on
+// that searches examines at most SEARCH_SCAN_ROWS users, and a turn of the event loop starts SEARCHES_PER_TURN
+// such statements, and more only within SEARCH_TURN_MS of its start, however many searches are under way
+// (search-turnstile.ts). A search of 1,000,000 users on
 // SQLite (whose statements run on the event loop) then never stalls other requests; on PostgreSQL, searches
 // hold at most half the pool's connections (Database.searchConnections), so the rest never wait for them.
 
@@ -17,9 +18,9 @@ export const SEARCH_SCAN_ROWS = 4000;
 /** Users a count of matches examines per statement: about a millisecond of SQLite's time. */
 export const COUNT_SCAN_ROWS = 4000;
 /**
- * Searching statements that may run in one turn of the event loop. With 24 searches of 250,000 users under
- * way and one statement each per turn, a health check waited up to 0.5-1 s; the wait now does not grow with
- * the number of searches.
+ * Searching statements a turn of the event loop starts (more follow only within SEARCH_TURN_MS of its start).
+ * With 24 searches of 250,000 users under way and one statement each per turn, a health check waited up to
+ * 0.5-1 s; the wait now does not grow with the number of searches.
  */
 export const SEARCHES_PER_TURN = 4;
 /**
