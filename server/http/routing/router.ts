@@ -10,6 +10,7 @@ import { authenticate, createAuthGuards, type AuthGuards } from '../auth/authent
 import type { Contract } from '../contract/contract.js';
 import { abandonment } from './abandonment.js';
 import { jsonArray } from './json-stream.js';
+import { queryOf } from './query-string.js';
 import { isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
 import { allowOf, bodyTypeProblem, emptyBodyProblem, isEmptyBody, methodNotAllowed } from './request-checks.js';
 import { compileRequestValidator } from '../contract/request-validation.js';
@@ -76,7 +77,7 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
     const { body, rawBody } = ctx.request as { body?: unknown; rawBody?: string };
     // koa-bodyparser (non-strict) hands an empty body over as '', as it does the JSON string "": tell them apart.
     if (route.hasBody && isEmptyBody(rawBody ?? '')) throw emptyBodyProblem();
-    const request = validate({ path: ctx.params, query: ctx.query, header: ctx.headers, body });
+    const request = validate({ path: ctx.params, query: queryOf(ctx), header: ctx.headers, body });
     let signal: AbortSignal | undefined;
     await writeReply(
       ctx,

@@ -3,6 +3,7 @@ import type { RouteDefinition } from '../../../generated/routes.js';
 import type { LatencyRange } from '../../config.js';
 import type { Contract } from '../contract/contract.js';
 import { abandonment } from '../routing/abandonment.js';
+import { queryOf } from '../routing/query-string.js';
 import { contentTypeOf } from '../routing/replies.js';
 import { answerDelay, hold } from './answer-delay.js';
 import { examplePicker } from './preferred-example.js';
@@ -13,7 +14,7 @@ import { examplePicker } from './preferred-example.js';
 export function delayedAnswers(contract: Contract, latency: LatencyRange): Middleware {
   const delayOf = answerDelay(contract, latency);
   return async (ctx, next) => {
-    const ms = delayOf(ctx.query);
+    const ms = delayOf(queryOf(ctx));
     try {
       await next();
     } finally {
