@@ -88,10 +88,19 @@ export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, 
     await Promise.all([perClient.delete(client), perName.delete(key)]);
   }
 
-  /** Gives back the points an attempt took, unless a count's window is about to end. */
+  /**
+   * Gives back the points an attempt took, unless a count's window is about to end. A count that went below
+   * zero no longer held the point: a success forgave the client (deleted its counts) since it was taken, and
+   * the reward made a count of -1, a guess past the budget. That give-back is undone; each undoes only its
+   * own, so however many land around one forgiveness the count ends where the attempts left it.
+   */
   async function giveBack({ client, key, byClient, byName, takenAt }: Taken): Promise<void> {
     const keep = (count: RateLimiterRes) => count.msBeforeNext - (performance.now() - takenAt) <= GIVE_BACK_MARGIN_MS;
-    await Promise.all([keep(byClient) || perClient.reward(client, 1), keep(byName) || perName.reward(key, 1)]);
+    const giveTo = async (counter: Counter, name: string, count: RateLimiterRes) => {
+      if (keep(count)) return;
+      if ((await counter.reward(name, 1)).consumedPoints < 0) await counter.penalty(name);
+    };
+    await Promise.all([giveTo(perClient, client, byClient), giveTo(perName, key, byName)]);
   }
 
   /** Runs the check, its point taken, and settles the point by its outcome. */
