@@ -16,6 +16,7 @@ import { loadContract } from './http/contract/ajv-contract.js';
 import { type Contract } from './http/contract/contract.js';
 import { createServerMetrics } from './http/observability/cluster-metrics.js';
 import type { Metrics } from './http/observability/metrics.js';
+import { createReplyCache } from './http/reply-cache/reply-cache.js';
 import { limitConnections } from './http/limits/connection-limits.js';
 import { clusterPlaces, localPlaces } from './http/limits/connection-places.js';
 import { createLimitReport } from './http/limits/limit-report.js';
@@ -190,7 +191,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     const lifecycle = { closing: false };
     const { timeouts } = config;
     const limitReport = createLimitReport(logger, metrics);
-    const app = createApp({ config, contract, handlers, logger, metrics, tracing, lifecycle, limitReport, limiters });
+    const replyCache = database.storeVersion && createReplyCache(database.storeVersion, metrics.replyLookup);
+    const app = createApp({ config, contract, handlers, logger, metrics, tracing, lifecycle, limitReport, limiters, replyCache });
     const http = createHttpServer(timeouts, app);
     const limits = {
       maxConnections: config.maxConnections,

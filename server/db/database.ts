@@ -45,6 +45,11 @@ export interface Database {
    * PostgreSQL, on a store in memory (a second connection would be another store), and when queries are traced.
    */
   readonly readNow: ReadNow | undefined;
+  /**
+   * The store's version, read at once where the store can tell (the SQLite reader: it changes with every
+   * commit, of this process or another): equal twice, nothing was committed in between. Undefined elsewhere.
+   */
+  readonly storeVersion: (() => number) | undefined;
   close(): Promise<void>;
 }
 
@@ -158,7 +163,7 @@ interface DialectSupport {
   searchIndex(db: Kysely<Tables>): Promise<SearchIndex | undefined>;
   readonly searchConnections: number;
   /** Opens the store's reader (see Database.readNow), once the schema is migrated; undefined: none. */
-  reader(): { readNow: ReadNow; close(): void } | undefined;
+  reader(): SqliteReader | undefined;
 }
 
 /**
@@ -229,7 +234,14 @@ const MAX_KEPT_ROWS = 100;
  * It keeps its answers until the store changes: a page of 6 read again cost 15 µs of SQLite (45 under
  * load); the check that nothing changed is one statement of 1 µs, and sees any committed write at once.
  */
-function sqliteReader(filename: string, timeouts: StoreTimeouts): { readNow: ReadNow; close(): void } {
+/** The SQLite reader: its selects, and the version they read. */
+interface SqliteReader {
+  readonly readNow: ReadNow;
+  readonly storeVersion: () => number;
+  close(): void;
+}
+
+function sqliteReader(filename: string, timeouts: StoreTimeouts): SqliteReader {
   const database = new SqliteDatabase(filename, { readonly: true, fileMustExist: true });
   database.pragma(`busy_timeout = ${timeouts.statementMs}`);
   const statements = withStatementCache(database);
@@ -260,6 +272,7 @@ function sqliteReader(filename: string, timeouts: StoreTimeouts): { readNow: Rea
       // A copy: callers may consume the array (a list's slices are popped as they are sent).
       return rows.slice();
     },
+    storeVersion: () => dataVersion.get() as number,
     close: () => database.close(),
   };
 }
@@ -554,5 +567,5 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     reader?.close();
     await db.destroy();
   };
-  return { kind: config.kind, db, write: support.writer(db), outage: support.outage, probe, sharedCounters, searchIndex, searchConnections, readNow: reader?.readNow, close };
+  return { kind: config.kind, db, write: support.writer(db), outage: support.outage, probe, sharedCounters, searchIndex, searchConnections, readNow: reader?.readNow, storeVersion: reader?.storeVersion, close };
 }

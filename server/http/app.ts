@@ -19,6 +19,7 @@ import { noRoute } from './routing/request-checks.js';
 import { createRouter } from './routing/router.js';
 import { delayedAnswers } from './sandbox/sandbox-middleware.js';
 import type { Limiters } from './limits/limiter-store.js';
+import type { ReplyCache } from './reply-cache/reply-cache.js';
 
 /** Error codes of a response whose client went away before it was complete. */
 const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
@@ -34,6 +35,8 @@ export interface AppDeps {
   readonly tracing: Tracing;
   /** Where the per-client limits count (shared by every worker and instance where the deployment can). */
   readonly limiters: Limiters;
+  /** Replies of lists kept until the store changes (reply-cache.ts), where the store can tell at once. */
+  readonly replyCache?: ReplyCache | undefined;
   /** Where the connection limits report what they refused or closed. */
   readonly limitReport: LimitReport;
   /** Set once the server is shutting down: responses then ask clients to close their connection. */

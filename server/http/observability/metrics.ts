@@ -23,6 +23,8 @@ export interface Metrics {
   limitCountedLocally(): void;
   /** A scrape that could not report every worker's metrics (cluster-metrics.ts) and was refused. */
   scrapeIncomplete(): void;
+  /** A lookup in the kept replies of lists (reply-cache.ts): whether it found one. */
+  replyLookup(found: boolean): void;
   render(): Promise<string>;
   /** The metrics as prom-client's JSON, what a cluster worker hands to the primary to be summed. */
   json(): Promise<object[]>;
@@ -92,6 +94,13 @@ export function createMetrics(processLabels: Readonly<Record<string, string>> = 
     help: 'Scrapes of /metrics refused with 503 because a worker did not hand in its metrics in time.',
     registers: [registry],
   });
+  const lookups = new Counter({
+    name: 'http_kept_reply_lookups_total',
+    help: 'Lookups of list replies kept until the store changes, by whether one was found (hit) or the list was read (miss).',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  const [hits, misses] = [lookups.labels({ result: 'hit' }), lookups.labels({ result: 'miss' })];
   // One series per operation, method and status, looked up once: prom-client would otherwise hash the
   // label object on every observation. The keys are bounded: operations and statuses are the service's
   // own, and Node's parser admits only the methods it knows.
@@ -117,6 +126,7 @@ export function createMetrics(processLabels: Readonly<Record<string, string>> = 
     tracingExportFailed: () => exportFailures.inc(),
     limitCountedLocally: () => countedLocally.inc(),
     scrapeIncomplete: () => incomplete.inc(),
+    replyLookup: (found) => (found ? hits : misses).inc(),
     render: () => registry.metrics(),
     // prom-client omits process_start_time_seconds when it sums workers; with the worker label nothing of a
     // process metric is combined, so it is kept like the rest.

@@ -18,6 +18,7 @@ import type { Limiters } from '../limits/limiter-store.js';
 import { writeLimit } from '../limits/write-limit.js';
 import { preferredExample } from '../sandbox/sandbox-middleware.js';
 import type { Metrics } from '../observability/metrics.js';
+import { KEPT_OPERATIONS, type KeptReply, type ReplyCache } from '../reply-cache/reply-cache.js';
 
 /** What the router needs: the contract, the handlers that implement it, the configuration, logs and metrics. */
 export interface RouterDeps {
@@ -28,6 +29,8 @@ export interface RouterDeps {
   readonly metrics: Metrics;
   /** Where the per-client limits count. */
   readonly limiters: Limiters;
+  /** Replies of lists kept until the store changes, where the store can tell at once that it did. */
+  readonly replyCache?: ReplyCache | undefined;
 }
 
 /** Methods that change the store: creates, replaces, updates and deletes. */
@@ -36,20 +39,39 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** `/users/{id}` → `/users/:id` */
 const toKoaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
-async function writeReply(ctx: Context, reply: AnyReply): Promise<void> {
+/**
+ * Sends a handler's reply. `keep` is given the reply as sent, serialized, when it is whole: a 200 whose body
+ * is not a stream.
+ */
+async function writeReply(ctx: Context, reply: AnyReply, keep?: (kept: KeptReply) => void): Promise<void> {
   const array = isAsyncIterable(reply.body);
   const body = array ? await jsonArray(reply.body) : reply.body;
   ctx.status = reply.status;
   if (reply.headers) ctx.set(reply.headers);
   if (body === undefined) return;
   // Set as a header, not through ctx.type, which would add a charset to JSON; Koa then keeps it.
-  ctx.set('Content-Type', mediaTypeOf(reply.body));
+  const contentType = mediaTypeOf(reply.body);
+  ctx.set('Content-Type', contentType);
   if (body instanceof Readable) {
     // Headers are gone by the time a stream fails: cut the connection so the client sees a broken body,
     // never a short one that parses. Koa reports the error to app.on('error').
     body.once('error', (error) => ctx.res.destroy(error));
+  } else if (keep && reply.status === 200) {
+    // Serialized as Koa serializes an object body: the kept reply is the same bytes.
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    keep({ status: reply.status, headers: { ...(reply.headers as Record<string, string> | undefined) }, contentType, body: text });
+    ctx.body = text;
+    return;
   }
   ctx.body = body;
+}
+
+/** Sends a kept reply, as writeReply sent it. */
+function writeKept(ctx: Context, kept: KeptReply): void {
+  ctx.status = kept.status;
+  ctx.set(kept.headers);
+  ctx.set('Content-Type', kept.contentType);
+  ctx.body = kept.body;
 }
 
 /** Rejects bodies that are not JSON, or compressed, before a byte of them is read. */
@@ -72,26 +94,45 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
   const validate = compileRequestValidator(deps.contract, route.operationId);
   const principalOf = authenticate(route, deps.config, guards);
   const handler = deps.handlers[route.operationId] as AnyHandler;
+  const cache = keptReplies(deps, route);
   return async (ctx) => {
     const principal = await principalOf(ctx);
     const { body, rawBody } = ctx.request as { body?: unknown; rawBody?: string };
     // koa-bodyparser (non-strict) hands an empty body over as '', as it does the JSON string "": tell them apart.
     if (route.hasBody && isEmptyBody(rawBody ?? '')) throw emptyBodyProblem();
     const request = validate({ path: ctx.params, query: queryOf(ctx), header: ctx.headers, body });
+    // A reply kept for this query string was made from the same query and the store as it is now.
+    const query = ctx.querystring;
+    const lookup = cache?.lookup(route.operationId, query);
+    if (lookup?.reply) return writeKept(ctx, lookup.reply);
     let signal: AbortSignal | undefined;
-    await writeReply(
-      ctx,
-      await handler({
-        ...request,
-        principal,
-        client: ctx.state.client as string,
-        // Made on first use: most handlers never ask.
-        get signal() {
-          return (signal ??= abandonment(ctx.res));
-        },
-      }),
-    );
+    const reply = await handler({
+      ...request,
+      principal,
+      client: ctx.state.client as string,
+      // Made on first use: most handlers never ask.
+      get signal() {
+        return (signal ??= abandonment(ctx.res));
+      },
+    });
+    // A search is not kept: it may stop short when its time runs out, and its cost is bounded apart.
+    const keep = lookup && request.query.q === undefined ? (kept: KeptReply) => cache!.keep(route.operationId, query, lookup.version, kept) : undefined;
+    await writeReply(ctx, reply, keep);
   };
+}
+
+/**
+ * The reply cache of an operation, if its replies may be kept: one of KEPT_OPERATIONS, whose reply to a valid
+ * request depends on its query string and the store alone. Its header parameters are checked on every
+ * request, kept reply or not; a path parameter or a credential would be missing from the key.
+ */
+function keptReplies(deps: RouterDeps, route: RouteDefinition): ReplyCache | undefined {
+  if (!deps.replyCache || !KEPT_OPERATIONS.has(route.operationId)) return undefined;
+  const operation = deps.contract.operation(route.operationId);
+  if (route.method !== 'GET' || route.security.length > 0 || operation.parameters.some((parameter) => parameter.in === 'path')) {
+    throw new Error(`${route.operationId} has a reply that depends on more than its query string and the store: it cannot be kept`);
+  }
+  return deps.replyCache;
 }
 
 /** Answers methods the contract does not declare on a known path: 405 with `Allow`, or 204 to OPTIONS. */

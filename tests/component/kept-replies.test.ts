@@ -1,0 +1,122 @@
+import SqliteDatabase from 'better-sqlite3';
+import { buildUserInput } from '../support/builders.js';
+import type { HttpClient } from '../support/http-client.js';
+import { useTestServer, withTestServer } from '../support/test-server.js';
+import { MAX_KEPT_REPLIES } from '../../server/http/reply-cache/reply-cache.js';
+
+// On SQLite, replies of lists are kept, serialized, until the store changes (server/http/reply-cache/). A
+// kept reply must be the reply, byte for byte; no write, of this process or another, may be missing from the
+// next list after it is acknowledged; and every request is still checked in full.
+
+const sut = useTestServer({ dialect: 'sqlite', env: { SEED_DEMO_DATA: 'true' } });
+
+/** How many lookups found a kept reply (hit) and how many read the list (miss), from /metrics. */
+async function lookups(api: HttpClient): Promise<{ hit: number; miss: number }> {
+  const text = (await api.get('/metrics')).text;
+  const count = (result: string) => Number(new RegExp(`^http_kept_reply_lookups_total\\{result="${result}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return { hit: count('hit'), miss: count('miss') };
+}
+
+/** The headers a reply is made of, without those that differ by request (its id) or by second (Date). */
+function lasting(headers: Headers): [string, string][] {
+  const all: [string, string][] = [];
+  headers.forEach((value, name) => all.push([name, value]));
+  return all.filter(([name]) => !['x-request-id', 'date'].includes(name));
+}
+
+test.each(['/users', '/users?limit=5&sort=-lastName', '/api/users?page=2&per_page=3', `/api/users?email=${encodeURIComponent('mira.castellan@example.com')}`])(
+  'a kept reply of %s is the reply: the same status, headers and bytes',
+  async (path) => {
+    const first = await sut.api.get(path);
+    const before = await lookups(sut.api);
+    const again = await sut.api.get(path);
+    expect(await lookups(sut.api)).toEqual({ hit: before.hit + 1, miss: before.miss });
+    expect(again.status).toBe(first.status);
+    expect(lasting(again.headers)).toEqual(lasting(first.headers));
+    expect(again.text).toBe(first.text);
+  },
+);
+
+test('every acknowledged write is in the next list, in both shapes', async () => {
+  const paths = ['/users', '/api/users?page=1&per_page=50', '/users?sort=-lastName&limit=50'];
+  const read = async () => Promise.all(paths.map(async (path) => (await sut.api.get(path)).text));
+  await read();
+  const kept = await read();
+  const created = (await sut.api.post('/users', buildUserInput({ lastName: 'Zzz-kept' }))).body as { id: number };
+  const afterCreate = await read();
+  afterCreate.forEach((text, i) => expect(text).not.toBe(kept[i]));
+  for (const text of afterCreate) expect(text).toContain(`"id":${created.id}`);
+  expect((await sut.api.put(`/users/${created.id}`, buildUserInput({ lastName: 'Zzz-replaced' }))).status).toBe(200);
+  for (const text of await read()) expect(text).toContain('Zzz-replaced');
+  expect((await sut.api.request('PATCH', `/api/users/${created.id}`, { json: { email: 'zzz.patched@example.com' } })).status).toBe(200);
+  for (const text of await read()) expect(text).toContain('zzz.patched@example.com');
+  expect((await sut.api.delete(`/api/users/${created.id}`)).status).toBe(204);
+  expect(await read()).toEqual(kept);
+});
+
+test('a write committed by another connection to the file is in the next list', async () => {
+  const path = '/users?limit=50';
+  await sut.api.get(path);
+  expect((await sut.api.get(path)).text).not.toContain('Elsewhere');
+  const other = new SqliteDatabase(sut.server.store.sqliteFile!);
+  try {
+    other.prepare(`update users set last_name = 'Elsewhere', last_name_key = 'elsewhere', version = version + 1 where id = 4`).run();
+  } finally {
+    other.close();
+  }
+  expect((await sut.api.get(path)).text).toContain('Elsewhere');
+});
+
+test('a request is checked in full even when its reply is kept: a bad header is refused', async () => {
+  await sut.api.get('/users');
+  await sut.api.get('/users');
+  const refused = await sut.api.get('/users', { headers: { 'x-custom-header': 'x'.repeat(4097) } });
+  expect(refused.status).toBe(400);
+  expect(refused.body.errors[0].path).toBe('/x-custom-header');
+});
+
+test('searches are not kept: each reads the store', async () => {
+  const path = '/users?q=mira';
+  await sut.api.get(path);
+  const before = await lookups(sut.api);
+  await sut.api.get(path);
+  expect(await lookups(sut.api)).toEqual({ hit: before.hit, miss: before.miss + 1 });
+});
+
+test(`at most ${MAX_KEPT_REPLIES} replies are kept; the oldest goes first`, async () => {
+  // Query strings of a cache-buster, as a client that wants no cache (or an attacker that wants many) sends.
+  const paths = Array.from({ length: MAX_KEPT_REPLIES + 1 }, (_, i) => `/users?_=${i}`);
+  for (const path of paths) await sut.api.get(path);
+  const before = await lookups(sut.api);
+  await sut.api.get(paths[MAX_KEPT_REPLIES]!);
+  await sut.api.get(paths[1]!);
+  await sut.api.get(paths[0]!);
+  expect(await lookups(sut.api)).toEqual({ hit: before.hit + 2, miss: before.miss + 1 });
+});
+
+test('a list too long to keep is read each time: a page over 64 KiB, and a list that streams', () =>
+  withTestServer({ dialect: 'sqlite', env: { SEED_DEMO_DATA: 'false' } }, async (server, api) => {
+    // 100 users with names of 200 characters and addresses of 240 make a page of 100 of about 66 KiB; 800
+    // more make the whole list stream.
+    const store = new SqliteDatabase(server.store.sqliteFile!);
+    try {
+      const insert = store.prepare(
+        `insert into users (first_name, first_name_key, last_name, last_name_key, email, email_key, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      const now = new Date().toISOString();
+      const add = (first: string, last: string, email: string) => insert.run(first, first.toLowerCase(), last, last.toLowerCase(), email, email.toLowerCase(), now, now);
+      store.transaction(() => {
+        for (let i = 0; i < 100; i++) add(`F${i}`.padEnd(200, 'f'), `L${i}`.padEnd(200, 'l'), `${`u${i}`.padEnd(228, 'u')}@example.com`);
+        for (let i = 0; i < 800; i++) add(`First${i}`, `Last${i}`, `user${i}@example.com`);
+      })();
+    } finally {
+      store.close();
+    }
+    for (const path of ['/api/users?per_page=100', '/users']) {
+      const first = await api.get(path);
+      expect(first.text.length).toBeGreaterThan(64 * 1024);
+      const before = await lookups(api);
+      expect((await api.get(path)).text).toBe(first.text);
+      expect(await lookups(api)).toEqual({ hit: before.hit, miss: before.miss + 1 });
+    }
+  }));
