@@ -2,11 +2,11 @@ import SqliteDatabase from 'better-sqlite3';
 import { buildUserInput } from '../support/builders.js';
 import type { HttpClient } from '../support/http-client.js';
 import { useTestServer, withTestServer } from '../support/test-server.js';
-import { MAX_KEPT_REPLIES } from '../../server/http/reply-cache/reply-cache.js';
+import { MAX_KEPT_BODY_CHARS, MAX_KEPT_CHARS, MAX_KEPT_REPLIES } from '../../server/http/reply-cache/reply-cache.js';
 
-// On SQLite, replies of lists are kept, serialized, until the store changes (server/http/reply-cache/). A
-// kept reply must be the reply, byte for byte; no write, of this process or another, may be missing from the
-// next list after it is acknowledged; and every request is still checked in full.
+// On SQLite, replies of lists and of single users are kept, serialized, until the store changes
+// (server/http/reply-cache/). A kept reply must be the reply, byte for byte; no write, of this process or
+// another, may be missing from the next read after it is acknowledged; and every request is still checked in full.
 
 const sut = useTestServer({ dialect: 'sqlite', env: { SEED_DEMO_DATA: 'true' } });
 
@@ -24,7 +24,7 @@ function lasting(headers: Headers): [string, string][] {
   return all.filter(([name]) => !['x-request-id', 'date'].includes(name));
 }
 
-test.each(['/users', '/users?limit=5&sort=-lastName', '/api/users?page=2&per_page=3', `/api/users?email=${encodeURIComponent('mira.castellan@example.com')}`])(
+test.each(['/users', '/users?limit=5&sort=-lastName', '/api/users?page=2&per_page=3', `/api/users?email=${encodeURIComponent('mira.castellan@example.com')}`, '/users/2', '/api/users/3'])(
   'a kept reply of %s is the reply: the same status, headers and bytes',
   async (path) => {
     const first = await sut.api.get(path);
@@ -37,34 +37,41 @@ test.each(['/users', '/users?limit=5&sort=-lastName', '/api/users?page=2&per_pag
   },
 );
 
-test('every acknowledged write is in the next list, in both shapes', async () => {
-  const paths = ['/users', '/api/users?page=1&per_page=50', '/users?sort=-lastName&limit=50'];
+test('every acknowledged write is in the next read, in both shapes', async () => {
+  const created = (await sut.api.post('/users', buildUserInput({ lastName: 'Zzz-kept' }))).body as { id: number };
+  const paths = ['/users', '/api/users?page=1&per_page=50', '/users?sort=-lastName&limit=50', `/users/${created.id}`, `/api/users/${created.id}`];
   const read = async () => Promise.all(paths.map(async (path) => (await sut.api.get(path)).text));
   await read();
   const kept = await read();
-  const created = (await sut.api.post('/users', buildUserInput({ lastName: 'Zzz-kept' }))).body as { id: number };
-  const afterCreate = await read();
-  afterCreate.forEach((text, i) => expect(text).not.toBe(kept[i]));
-  for (const text of afterCreate) expect(text).toContain(`"id":${created.id}`);
+  expect((await sut.api.put(`/users/${created.id}`, buildUserInput({ lastName: 'Zzz-kept-2' }))).status).toBe(200);
+  const afterWrite = await read();
+  afterWrite.forEach((text, i) => expect(text).not.toBe(kept[i]));
+  for (const text of afterWrite) expect(text).toContain('Zzz-kept-2');
   expect((await sut.api.put(`/users/${created.id}`, buildUserInput({ lastName: 'Zzz-replaced' }))).status).toBe(200);
   for (const text of await read()) expect(text).toContain('Zzz-replaced');
   expect((await sut.api.request('PATCH', `/api/users/${created.id}`, { json: { email: 'zzz.patched@example.com' } })).status).toBe(200);
   for (const text of await read()) expect(text).toContain('zzz.patched@example.com');
+  const lists = paths.slice(0, 3);
+  const listed = await Promise.all(lists.map(async (path) => (await sut.api.get(path)).text));
   expect((await sut.api.delete(`/api/users/${created.id}`)).status).toBe(204);
-  expect(await read()).toEqual(kept);
+  for (const [i, path] of lists.entries()) {
+    const text = (await sut.api.get(path)).text;
+    expect(text).not.toBe(listed[i]);
+    expect(text).not.toContain(`"id":${created.id},`);
+  }
+  for (const path of paths.slice(3)) expect((await sut.api.get(path)).status).toBe(404);
 });
 
-test('a write committed by another connection to the file is in the next list', async () => {
-  const path = '/users?limit=50';
-  await sut.api.get(path);
-  expect((await sut.api.get(path)).text).not.toContain('Elsewhere');
+test('a write committed by another connection to the file is in the next read', async () => {
+  const paths = ['/users?limit=50', '/users/4'];
+  for (const path of [...paths, ...paths]) expect((await sut.api.get(path)).text).not.toContain('Elsewhere');
   const other = new SqliteDatabase(sut.server.store.sqliteFile!);
   try {
     other.prepare(`update users set last_name = 'Elsewhere', last_name_key = 'elsewhere', version = version + 1 where id = 4`).run();
   } finally {
     other.close();
   }
-  expect((await sut.api.get(path)).text).toContain('Elsewhere');
+  for (const path of paths) expect((await sut.api.get(path)).text).toContain('Elsewhere');
 });
 
 test('a request is checked in full even when its reply is kept: a bad header is refused', async () => {
@@ -73,6 +80,17 @@ test('a request is checked in full even when its reply is kept: a bad header is 
   const refused = await sut.api.get('/users', { headers: { 'x-custom-header': 'x'.repeat(4097) } });
   expect(refused.status).toBe(400);
   expect(refused.body.errors[0].path).toBe('/x-custom-header');
+});
+
+test('a request with If-None-Match reads the store: a 304 when its version is current, a 200 after a change', async () => {
+  const first = await sut.api.get('/users/5');
+  await sut.api.get('/users/5');
+  const etag = first.headers.get('etag')!;
+  const before = await lookups(sut.api);
+  expect((await sut.api.get('/users/5', { headers: { 'if-none-match': etag } })).status).toBe(304);
+  expect(await lookups(sut.api)).toEqual(before);
+  expect((await sut.api.put('/users/5', buildUserInput())).status).toBe(200);
+  expect((await sut.api.get('/users/5', { headers: { 'if-none-match': etag } })).status).toBe(200);
 });
 
 test('searches are not kept: each reads the store', async () => {
@@ -94,7 +112,7 @@ test(`at most ${MAX_KEPT_REPLIES} replies are kept; the oldest goes first`, asyn
   expect(await lookups(sut.api)).toEqual({ hit: before.hit + 2, miss: before.miss + 1 });
 });
 
-test('a list too long to keep is read each time: a page over 64 KiB, and a list that streams', () =>
+test('replies too long to keep are read each time (a page over 64 KiB, a list that streams), and all kept hold at most 4 Mi characters', () =>
   withTestServer({ dialect: 'sqlite', env: { SEED_DEMO_DATA: 'false' } }, async (server, api) => {
     // 100 users with names of 200 characters and addresses of 240 make a page of 100 of about 66 KiB; 800
     // more make the whole list stream.
@@ -112,6 +130,16 @@ test('a list too long to keep is read each time: a page over 64 KiB, and a list 
     } finally {
       store.close();
     }
+    // Pages just under the bound of one reply, under as many query strings as the bound of them all takes.
+    const page = (await api.get('/api/users?per_page=90')).text;
+    expect(page.length).toBeLessThan(MAX_KEPT_BODY_CHARS);
+    const pages = Array.from({ length: Math.ceil(MAX_KEPT_CHARS / page.length) + 1 }, (_, i) => `/api/users?per_page=90&_=${i}`);
+    expect(pages.length).toBeLessThan(MAX_KEPT_REPLIES);
+    for (const path of pages) await api.get(path);
+    const beforePages = await lookups(api);
+    await api.get(pages.at(-1)!);
+    await api.get(pages[0]!);
+    expect(await lookups(api)).toEqual({ hit: beforePages.hit + 1, miss: beforePages.miss + 1 });
     for (const path of ['/api/users?per_page=100', '/users']) {
       const first = await api.get(path);
       expect(first.text.length).toBeGreaterThan(64 * 1024);

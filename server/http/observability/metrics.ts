@@ -23,7 +23,7 @@ export interface Metrics {
   limitCountedLocally(): void;
   /** A scrape that could not report every worker's metrics (cluster-metrics.ts) and was refused. */
   scrapeIncomplete(): void;
-  /** A lookup in the kept replies of lists (reply-cache.ts): whether it found one. */
+  /** A lookup in the kept replies of reads (reply-cache.ts): whether it found one. */
   replyLookup(found: boolean): void;
   render(): Promise<string>;
   /** The metrics as prom-client's JSON, what a cluster worker hands to the primary to be summed. */
@@ -96,7 +96,7 @@ export function createMetrics(processLabels: Readonly<Record<string, string>> = 
   });
   const lookups = new Counter({
     name: 'http_kept_reply_lookups_total',
-    help: 'Lookups of list replies kept until the store changes, by whether one was found (hit) or the list was read (miss).',
+    help: 'Lookups of replies of reads kept until the store changes, by whether one was found (hit) or the store was read (miss).',
     labelNames: ['result'],
     registers: [registry],
   });

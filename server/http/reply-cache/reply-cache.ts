@@ -1,4 +1,4 @@
-// Replies of lists kept, serialized, until the store changes: a page of 6 read again cost its handler,
+// Replies of reads kept, serialized, until the store changes: a page of 6 read again cost its handler,
 // mapping, links and JSON (43 µs under load, a third of the request), where the check that the store is as
 // it was is one statement. Only where the store can say so at once (SQLite's PRAGMA data_version on the
 // reader: any commit, by this process or another, changes it); elsewhere (PostgreSQL) nothing is kept.
@@ -12,14 +12,25 @@ export interface KeptReply {
 }
 
 /**
- * The operations whose reply to a valid request is a function of the store and the query string alone: no
- * path parameter, no credential, nothing from the clock, and handlers that read no header (their header
- * parameters are checked on every request). The router refuses to keep any other (router.ts).
+ * The operations whose reply to a valid request is a function of the store and the request target (path and
+ * query string) alone: no credential, nothing from the clock, and no header read by their handler but those
+ * listed, whose presence makes a request read the store as before (If-None-Match, which a 304 answers). Their
+ * header parameters are checked on every request. The router refuses to keep any other (router.ts).
  */
-export const KEPT_OPERATIONS: ReadonlySet<string> = new Set(['listUsers', 'listDemoUsers']);
-/** At most this many replies are kept, each of at most MAX_KEPT_BODY_CHARS under a query of at most MAX_KEY_CHARS: under 5 MiB. */
-export const MAX_KEPT_REPLIES = 64;
+export const KEPT_OPERATIONS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['listUsers', []],
+  ['listDemoUsers', []],
+  ['getUser', ['if-none-match']],
+  ['getDemoUser', ['if-none-match']],
+]);
+/**
+ * At most this many replies are kept, each of at most MAX_KEPT_BODY_CHARS under a request target of at most
+ * MAX_KEY_CHARS, and MAX_KEPT_CHARS of bodies in all: about 8 MiB at the very most (4 Mi UTF-16 characters,
+ * and the keys).
+ */
+export const MAX_KEPT_REPLIES = 256;
 export const MAX_KEPT_BODY_CHARS = 64 * 1024;
+export const MAX_KEPT_CHARS = 4 * 1024 * 1024;
 export const MAX_KEY_CHARS = 2048;
 
 /** What a lookup found: the store's version now, and the reply kept for the request if the store has not changed since it was made. */
@@ -29,22 +40,30 @@ export interface Lookup {
 }
 
 export interface ReplyCache {
-  /** Undefined when the store cannot tell its version (it is down): the request reads it, and meets the outage there. */
-  lookup(operationId: string, query: string): Lookup | undefined;
+  /**
+   * The reply kept under `key` (the operation and its request target). Undefined when the store cannot tell
+   * its version (it is down): the request reads it, and meets the outage there.
+   */
+  lookup(key: string): Lookup | undefined;
   /** Keeps a reply made from the store as it was at `version`, unless the store changed meanwhile, or it is too large. */
-  keep(operationId: string, query: string, version: number, reply: KeptReply): void;
+  keep(key: string, version: number, reply: KeptReply): void;
 }
 
 /**
  * A cache of replies over a store's version. Any change of the version drops every reply at once, so a reply
  * is never served after a write that the store committed before the request asked: it is read after that
  * write's acknowledgement by whoever made it. A reply is kept only if the version did not move while it was
- * made (a list read in slices may span commits). `counted` hears of each lookup, whether it found a reply.
+ * made (a list read in slices may span commits). The oldest reply goes first. `counted` hears of each
+ * lookup, whether it found a reply.
  */
 export function createReplyCache(storeVersion: () => number, counted: (found: boolean) => void): ReplyCache {
   let version: number | undefined;
   const kept = new Map<string, KeptReply>();
-  const keyOf = (operationId: string, query: string) => `${operationId}?${query}`;
+  let keptChars = 0;
+  const drop = () => {
+    kept.clear();
+    keptChars = 0;
+  };
   const versionNow = () => {
     try {
       return storeVersion();
@@ -53,27 +72,30 @@ export function createReplyCache(storeVersion: () => number, counted: (found: bo
     }
   };
   return {
-    lookup(operationId, query) {
+    lookup(key) {
       const now = versionNow();
+      if (now !== version) {
+        drop();
+        version = now;
+      }
       if (now === undefined) {
-        kept.clear();
-        version = undefined;
         counted(false);
         return undefined;
       }
-      if (now !== version) {
-        kept.clear();
-        version = now;
-      }
-      const reply = query.length <= MAX_KEY_CHARS ? kept.get(keyOf(operationId, query)) : undefined;
+      const reply = key.length <= MAX_KEY_CHARS ? kept.get(key) : undefined;
       counted(reply !== undefined);
       return { version: now, reply };
     },
-    keep(operationId, query, madeAt, reply) {
-      if (query.length > MAX_KEY_CHARS || reply.body.length > MAX_KEPT_BODY_CHARS) return;
+    keep(key, madeAt, reply) {
+      if (key.length > MAX_KEY_CHARS || reply.body.length > MAX_KEPT_BODY_CHARS || kept.has(key)) return;
       if (madeAt !== version || versionNow() !== madeAt) return;
-      kept.set(keyOf(operationId, query), reply);
-      if (kept.size > MAX_KEPT_REPLIES) kept.delete(kept.keys().next().value!);
+      kept.set(key, reply);
+      keptChars += reply.body.length;
+      for (const [oldest, { body }] of kept) {
+        if (kept.size <= MAX_KEPT_REPLIES && keptChars <= MAX_KEPT_CHARS) break;
+        kept.delete(oldest);
+        keptChars -= body.length;
+      }
     },
   };
 }

@@ -101,9 +101,9 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
     // koa-bodyparser (non-strict) hands an empty body over as '', as it does the JSON string "": tell them apart.
     if (route.hasBody && isEmptyBody(rawBody ?? '')) throw emptyBodyProblem();
     const request = validate({ path: ctx.params, query: queryOf(ctx), header: ctx.headers, body });
-    // A reply kept for this query string was made from the same query and the store as it is now.
-    const query = ctx.querystring;
-    const lookup = cache?.lookup(route.operationId, query);
+    // A reply kept for this request target was made from the same request and the store as it is now.
+    const key = cache && !cache.bypassedBy.some((name) => ctx.req.headers[name] !== undefined) ? `${route.operationId} ${ctx.url}` : undefined;
+    const lookup = key === undefined ? undefined : cache!.replies.lookup(key);
     if (lookup?.reply) return writeKept(ctx, lookup.reply);
     let signal: AbortSignal | undefined;
     const reply = await handler({
@@ -116,23 +116,22 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
       },
     });
     // A search is not kept: it may stop short when its time runs out, and its cost is bounded apart.
-    const keep = lookup && request.query.q === undefined ? (kept: KeptReply) => cache!.keep(route.operationId, query, lookup.version, kept) : undefined;
+    const keep = lookup && request.query.q === undefined ? (kept: KeptReply) => cache!.replies.keep(key!, lookup.version, kept) : undefined;
     await writeReply(ctx, reply, keep);
   };
 }
 
 /**
- * The reply cache of an operation, if its replies may be kept: one of KEPT_OPERATIONS, whose reply to a valid
- * request depends on its query string and the store alone. Its header parameters are checked on every
- * request, kept reply or not; a path parameter or a credential would be missing from the key.
+ * The reply cache of an operation, if its replies may be kept (one of KEPT_OPERATIONS), and the headers whose
+ * presence makes a request read the store instead. A credential would be missing from the key.
  */
-function keptReplies(deps: RouterDeps, route: RouteDefinition): ReplyCache | undefined {
-  if (!deps.replyCache || !KEPT_OPERATIONS.has(route.operationId)) return undefined;
-  const operation = deps.contract.operation(route.operationId);
-  if (route.method !== 'GET' || route.security.length > 0 || operation.parameters.some((parameter) => parameter.in === 'path')) {
-    throw new Error(`${route.operationId} has a reply that depends on more than its query string and the store: it cannot be kept`);
+function keptReplies(deps: RouterDeps, route: RouteDefinition): { replies: ReplyCache; bypassedBy: readonly string[] } | undefined {
+  const bypassedBy = KEPT_OPERATIONS.get(route.operationId);
+  if (!deps.replyCache || bypassedBy === undefined) return undefined;
+  if (route.method !== 'GET' || route.security.length > 0) {
+    throw new Error(`${route.operationId} has a reply that depends on more than its request target and the store: it cannot be kept`);
   }
-  return deps.replyCache;
+  return { replies: deps.replyCache, bypassedBy };
 }
 
 /** Answers methods the contract does not declare on a known path: 405 with `Allow`, or 204 to OPTIONS. */
