@@ -29,7 +29,7 @@ export interface RouterDeps {
   readonly metrics: Metrics;
   /** Where the per-client limits count. */
   readonly limiters: Limiters;
-  /** Replies of lists kept until the store changes, where the store can tell at once that it did. */
+  /** Replies of reads kept until the store changes, where the store can tell at once that it did (reply-cache.ts). */
   readonly replyCache?: ReplyCache | undefined;
 }
 
