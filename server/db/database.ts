@@ -226,6 +226,13 @@ const SQLITE_CACHE_KIB = 64 * 1024;
 const MAX_KEPT_ANSWERS = 256;
 const MAX_KEPT_ROWS = 100;
 
+/** The SQLite reader: its selects, and the version they read. */
+interface SqliteReader {
+  readonly readNow: ReadNow;
+  readonly storeVersion: () => number;
+  close(): void;
+}
+
 /**
  * A read-only connection to an SQLite file, with its statements prepared once. Through Kysely a select by id
  * took a mutex, a connection and five awaits around the 3 µs SQLite spends on it, and waited behind any
@@ -234,13 +241,6 @@ const MAX_KEPT_ROWS = 100;
  * It keeps its answers until the store changes: a page of 6 read again cost 15 µs of SQLite (45 under
  * load); the check that nothing changed is one statement of 1 µs, and sees any committed write at once.
  */
-/** The SQLite reader: its selects, and the version they read. */
-interface SqliteReader {
-  readonly readNow: ReadNow;
-  readonly storeVersion: () => number;
-  close(): void;
-}
-
 function sqliteReader(filename: string, timeouts: StoreTimeouts): SqliteReader {
   const database = new SqliteDatabase(filename, { readonly: true, fileMustExist: true });
   database.pragma(`busy_timeout = ${timeouts.statementMs}`);
