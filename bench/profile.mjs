@@ -1,14 +1,16 @@
-// `node bench/profile.mjs [path] [method]`: drives one request of this service with wrk while the server runs
+// `[BENCH_AUTH=1] node bench/profile.mjs [path] [method]`: drives one request of this service with wrk while the server runs
 // under --cpu-prof, then prints where the CPU time went (self time by function). The profile is kept in
 // bench/.profiles/ for Chrome DevTools. Not part of make bench: a tool for finding the next waste to remove.
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createStore, ensureWrk, root, startService, wrk } from './lib.mjs';
+import { createStore, CREDENTIALS, ensureWrk, root, startService, wrk } from './lib.mjs';
 
 const path = process.argv[2] ?? '/users/2';
 const method = process.argv[3] ?? 'GET';
 const kind = process.env.BENCH_STORE ?? 'sqlite';
 const body = method === 'GET' ? undefined : { firstName: 'Bench', lastName: 'Mark', email: 'bench.mark@example.com' };
+// BENCH_AUTH=1 sends the bench's Basic credentials (the protected resource).
+const headers = process.env.BENCH_AUTH ? { Authorization: `Basic ${Buffer.from(`${CREDENTIALS.username}:${CREDENTIALS.password}`).toString('base64')}` } : {};
 const profiles = join(root, 'bench/.profiles');
 mkdirSync(profiles, { recursive: true });
 
@@ -17,8 +19,8 @@ const store = await createStore(kind);
 const server = await startService(store.url, ['--cpu-prof', `--cpu-prof-dir=${profiles}`], process.env.LOG_LEVEL ? { LOG_LEVEL: process.env.LOG_LEVEL } : {});
 const before = new Set(readdirSync(profiles));
 try {
-  wrk(`${server.url}${path}`, { method, body, seconds: 1 });
-  const run = wrk(`${server.url}${path}`, { method, body, seconds: Number(process.env.BENCH_SECONDS ?? 5) });
+  wrk(`${server.url}${path}`, { method, body, headers, seconds: 1 });
+  const run = wrk(`${server.url}${path}`, { method, body, headers, seconds: Number(process.env.BENCH_SECONDS ?? 5) });
   console.log(`${method} ${path} on ${kind}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, non-2xx ${run.non2xx}`);
 } finally {
   await server.stop();
