@@ -8,10 +8,30 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { destination } from 'pino';
 import { Histogram, Registry } from 'prom-client';
-// The service's own headers, from its build (make bench builds first): the ceiling carries exactly what it sends.
+// The service's own headers and demo users, from its build (make bench builds first): the ceiling carries
+// exactly what it sends.
+import { DEMO_USERS } from '../../dist/server/domain/demo-users.js';
 import { API_SECURITY_HEADERS } from '../../dist/server/http/security/browser-headers.js';
 
 const body = JSON.stringify({ id: 2, firstName: 'Tobias', lastName: 'Wren', email: 'tobias.wren@example.com' });
+// The lists' replies as the service sends them for 12 users: what a larger reply costs the same obligations
+// (the page of 6 of shape A with its links, and the full list of shape B), so that a list's ratio to a single
+// GET has its ceiling too.
+const users = DEMO_USERS.map((user, i) => ({ id: i + 1, ...user }));
+const pageBody = JSON.stringify({
+  page: 1,
+  per_page: 6,
+  total: 12,
+  total_pages: 2,
+  data: users.slice(0, 6).map(({ id, email, firstName, lastName }) => ({ id, email, first_name: firstName, last_name: lastName })),
+});
+const pageHeaders = {
+  'X-Total-Count': '12',
+  'X-Total-Count-Relation': 'eq',
+  Link: '</api/users?page=1&per_page=6>; rel="first", </api/users?page=2&per_page=6&cursor=AgABAAY>; rel="next", </api/users?page=2&per_page=6&cursor=AgIBAA>; rel="last"',
+};
+const listBody = JSON.stringify(users);
+const listHeaders = { 'X-Total-Count': '12', 'X-Total-Count-Relation': 'eq' };
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const log = destination({ dest: 1, sync: false });
 const registry = new Registry();
@@ -41,6 +61,16 @@ router.get('/users/:id', (ctx) => {
   ctx.set('ETag', '"1"');
   ctx.set('Content-Type', 'application/json');
   ctx.body = body;
+});
+router.get('/api/users', (ctx) => {
+  ctx.set(pageHeaders);
+  ctx.set('Content-Type', 'application/json');
+  ctx.body = pageBody;
+});
+router.get('/users', (ctx) => {
+  ctx.set(listHeaders);
+  ctx.set('Content-Type', 'application/json');
+  ctx.body = listBody;
 });
 app.use(router.routes());
 const server = app.listen(Number(process.env.PORT), '127.0.0.1', () => console.log(`listening ${server.address().port}`));
