@@ -167,15 +167,28 @@ export function ensureWrk() {
 
 let scripts = 0;
 
-/** Drives a URL with wrk (1 thread, `connections` connections) and parses its report. */
-export function wrk(url, { method = 'GET', body, headers = {}, seconds = 5, connections = 50 } = {}) {
+/**
+ * Drives a URL with wrk (1 thread, `connections` connections) and parses its report. With `randomIds`, each
+ * request asks for the URL's path with its `{id}` replaced by an id from 1 to `randomIds`, drawn at random:
+ * a read whose answer no cache of one URL holds.
+ */
+export function wrk(url, { method = 'GET', body, headers = {}, seconds = 5, connections = 50, randomIds } = {}) {
   const script = join(scratch, `request-${++scripts}.lua`);
   const lines = [`wrk.method = ${JSON.stringify(method)}`];
+  if (randomIds !== undefined) {
+    const path = new URL(url.replace('{id}', 'ID')).pathname;
+    const [before, after] = path.split('ID');
+    if (after === undefined) throw new Error(`randomIds needs a URL with {id} in its path: ${url}`);
+    lines.push(
+      `math.randomseed(${Date.now() % 2 ** 31})`,
+      `request = function() return wrk.format(nil, ${JSON.stringify(before)} .. math.random(1, ${randomIds}) .. ${JSON.stringify(after)}) end`,
+    );
+  }
   if (body !== undefined) lines.push(`wrk.body = ${JSON.stringify(JSON.stringify(body))}`, 'wrk.headers["Content-Type"] = "application/json"');
   for (const [name, value] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`);
   writeFileSync(script, lines.join('\n'));
   // A full list of 100,000 users takes seconds: wrk's default timeout (2 s) would drop those from the latencies.
-  const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '30s', '--latency', '-s', script, url]).toString();
+  const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '30s', '--latency', '-s', script, url.replace('{id}', '1')]).toString();
   const latency = (label) => {
     const match = new RegExp(`^\\s*${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
     const factor = { us: 0.001, ms: 1, s: 1000 }[match[2]];

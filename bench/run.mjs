@@ -61,6 +61,8 @@ async function service(kind) {
       if (size > 12) await fillStore(store.url, size - 12);
       measure(target, server, 'GET one user (shape A)', size, '/api/users/2');
       measure(target, server, 'GET one user (shape B)', size, '/users/2');
+      // Every request a user of its own: past 256 users, kept replies rarely hold the one asked for.
+      measure(target, server, 'GET one user, random ids (B)', size, '/users/{id}', { randomIds: size });
       // Page 1 must cost the same whatever the size of the store (its total is kept, not counted).
       measure(target, server, 'GET page (shape A)', size, '/api/users?page=1&per_page=6');
       if (size === 12) {
@@ -122,6 +124,7 @@ async function jsonServer() {
     const server = await startProcess(join(PEERS, 'node_modules/.bin/json-server'), (port) => [join(dir, 'db.json'), '--port', String(port)]);
     try {
       measure('json-server 1.0.0-beta.15', server, 'GET one user (shape B)', size, '/users/2');
+      measure('json-server 1.0.0-beta.15', server, 'GET one user, random ids (B)', size, '/users/{id}', { randomIds: size });
       // json-server 1.0 pages with _page and _per_page, and counts its items for every page.
       measure('json-server 1.0.0-beta.15', server, 'GET page (shape A)', size, '/users?_page=1&_per_page=6');
       if (size === 12) {

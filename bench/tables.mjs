@@ -119,10 +119,11 @@ function renderTargets(results) {
   return ['| target | GET one user | POST a user | GET one user at 1,000,000 | p99 of GET one user | peak RSS, 12 users | peak RSS, 1,000,000 |', '|---|---:|---:|---:|---:|---:|---:|', ...lines].join('\n');
 }
 
-/** The list scenarios: req/s (p99 ms) at each size, per store and json-server. */
+/** Reads by random id and the list scenarios: req/s (p99 ms) at each size, per store and json-server. */
 function renderLists(results) {
   const row = finder(results);
   const lists = [
+    ['one user, random ids (B)', 'GET one user, random ids (B)'],
     ['full list (shape B)', 'GET full list (shape B)'],
     ['page of 6 (shape A)', 'GET page (shape A)'],
     ['page of 12 by cursor (B)', 'GET cursor page of 12 (B)', 'no cursors'],
@@ -139,7 +140,7 @@ function renderLists(results) {
       return r.requests === 0 ? '0' : `${Math.round(r.rps).toLocaleString('en')} (${ms(r.p99)})`;
     }).join(' · ');
   const lines = lists.map(([label, scenario, absent]) => `| ${label} | ${cells(SQLITE, scenario)} | ${cells(POSTGRES, scenario)} | ${absent ?? cells(JSON_SERVER, scenario)} |`);
-  return ['| list | SQLite | PostgreSQL | json-server |', '|---|---|---|---|', ...lines].join('\n');
+  return ['| read | SQLite | PostgreSQL | json-server |', '|---|---|---|---|', ...lines].join('\n');
 }
 
 /** GET and POST with WORKERS from 1 to 8. */
@@ -164,7 +165,7 @@ export function renderDocsTables(results, machine, searches) {
     '',
     renderTargets(results),
     '',
-    '**Lists.** req/s (p99 in ms) at 12, 100,000 and 1,000,000 users; `–` not measured:',
+    '**Reads by id and lists.** req/s (p99 in ms) at 12, 100,000 and 1,000,000 users; `–` not measured:',
     '',
     renderLists(results),
     '',
