@@ -51,7 +51,11 @@ export async function startProcess(command, argsFor, env = {}, listening = 0) {
     if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited: ${output()}`);
     const listeners = output().split('"msg":"user records service listening"').length - 1;
     if (listeners >= listening && (await fetch(url).then(() => true, () => false))) break;
-    if (tries > 300) throw new Error(`${command} did not start: ${output()}`);
+    if (tries > 300) {
+      // Not left running: a target that never answered would hold its port and a core through every later run.
+      child.kill('SIGKILL');
+      throw new Error(`${command} did not start: ${output()}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
