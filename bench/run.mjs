@@ -6,7 +6,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createStore, CREDENTIALS, ensureWrk, fillStore, peakRssMiB, postgresReachable, root, startProcess, startService, wrk } from './lib.mjs';
 import { renderChart } from './chart.mjs';
-import { renderGoals, updateDocsTables } from './tables.mjs';
+import { renderGoals, renderSideBySide, updateDocsTables } from './tables.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SIZES = (process.env.BENCH_SIZES ?? '12,100000,1000000').split(',').map(Number);
@@ -16,6 +16,8 @@ const SIZES = (process.env.BENCH_SIZES ?? '12,100000,1000000').split(',').map(Nu
  */
 const HUGE = 1_000_000;
 const JSON_SERVER = 'json-server@1.0.0-beta.15';
+const JSON_SERVER_TARGET = 'json-server 1.0.0-beta.15';
+const SQLITE_TARGET = 'this service (sqlite)';
 const PEERS = join(root, 'bench/.peers');
 const basic = `Basic ${Buffer.from(`${CREDENTIALS.username}:${CREDENTIALS.password}`).toString('base64')}`;
 const results = [];
@@ -115,30 +117,35 @@ function installJsonServer() {
   execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', PEERS, JSON_SERVER], { stdio: 'inherit' });
 }
 
-async function jsonServer() {
+/** json-server serving `size` users from a file of its own; `stop` also removes the file. */
+async function startJsonServer(size) {
   installJsonServer();
+  const dir = mkdtempSync(join(tmpdir(), 'json-server-'));
+  const users = Array.from({ length: size }, (_, i) => ({ id: String(i + 1), firstName: `First${i}`, lastName: `Last${i}`, email: `user${i}@example.com` }));
+  writeFileSync(join(dir, 'db.json'), JSON.stringify({ users }));
+  const server = await startProcess(join(PEERS, 'node_modules/.bin/json-server'), (port) => [join(dir, 'db.json'), '--port', String(port)]);
+  return { ...server, stop: () => server.stop().then(() => execFileSync('rm', ['-rf', dir])) };
+}
+
+async function jsonServer() {
   for (const size of SIZES) {
-    const dir = mkdtempSync(join(tmpdir(), 'json-server-'));
-    const users = Array.from({ length: size }, (_, i) => ({ id: String(i + 1), firstName: `First${i}`, lastName: `Last${i}`, email: `user${i}@example.com` }));
-    writeFileSync(join(dir, 'db.json'), JSON.stringify({ users }));
-    const server = await startProcess(join(PEERS, 'node_modules/.bin/json-server'), (port) => [join(dir, 'db.json'), '--port', String(port)]);
+    const server = await startJsonServer(size);
     try {
-      measure('json-server 1.0.0-beta.15', server, 'GET one user (shape B)', size, '/users/2');
-      measure('json-server 1.0.0-beta.15', server, 'GET one user, random ids (B)', size, '/users/{id}', { randomIds: size });
+      measure(JSON_SERVER_TARGET, server, 'GET one user (shape B)', size, '/users/2');
+      measure(JSON_SERVER_TARGET, server, 'GET one user, random ids (B)', size, '/users/{id}', { randomIds: size });
       // json-server 1.0 pages with _page and _per_page, and counts its items for every page.
-      measure('json-server 1.0.0-beta.15', server, 'GET page (shape A)', size, '/users?_page=1&_per_page=6');
+      measure(JSON_SERVER_TARGET, server, 'GET page (shape A)', size, '/users?_page=1&_per_page=6');
       if (size === 12) {
-        measure('json-server 1.0.0-beta.15', server, 'PUT a user (shape B)', size, '/users/2', { method: 'PUT', body: shapeBBody });
-        measure('json-server 1.0.0-beta.15', server, 'PATCH a user (shape B)', size, '/users/2', { method: 'PATCH', body: { lastName: 'Patched' } });
+        measure(JSON_SERVER_TARGET, server, 'PUT a user (shape B)', size, '/users/2', { method: 'PUT', body: shapeBBody });
+        measure(JSON_SERVER_TARGET, server, 'PATCH a user (shape B)', size, '/users/2', { method: 'PATCH', body: { lastName: 'Patched' } });
       }
-      if (size < HUGE) measure('json-server 1.0.0-beta.15', server, 'GET full list (shape B)', size, '/users', size >= 100_000 ? { connections: 10 } : {});
+      if (size < HUGE) measure(JSON_SERVER_TARGET, server, 'GET full list (shape B)', size, '/users', size >= 100_000 ? { connections: 10 } : {});
       // json-server has no cursor and no search; it sorts with _sort and filters by equality.
-      measure('json-server 1.0.0-beta.15', server, 'GET sorted page of 12 (B)', size, '/users?_sort=-lastName&_page=1&_per_page=12');
-      measure('json-server 1.0.0-beta.15', server, 'GET by email (B)', size, '/users?email=user5@example.com');
-      if (size < HUGE) measure('json-server 1.0.0-beta.15', server, 'POST a user (shape B)', size, '/users', { method: 'POST', body: shapeBBody });
+      measure(JSON_SERVER_TARGET, server, 'GET sorted page of 12 (B)', size, '/users?_sort=-lastName&_page=1&_per_page=12');
+      measure(JSON_SERVER_TARGET, server, 'GET by email (B)', size, '/users?email=user5@example.com');
+      if (size < HUGE) measure(JSON_SERVER_TARGET, server, 'POST a user (shape B)', size, '/users', { method: 'POST', body: shapeBBody });
     } finally {
       await server.stop();
-      execFileSync('rm', ['-rf', dir]);
     }
   }
 }
@@ -157,8 +164,89 @@ async function prismMock() {
   }
 }
 
+/** Rounds of the side-by-side measurement, and seconds of each measurement in it (after a second of warm-up). */
+const SIDE_BY_SIDE_ROUNDS = Number(process.env.BENCH_SIDE_BY_SIDE_ROUNDS ?? 3);
+const SIDE_BY_SIDE_SECONDS = Number(process.env.BENCH_SIDE_BY_SIDE_SECONDS ?? 3);
+const sideBySide = [];
+
+/**
+ * The reads the goals compare (issue 29), measured side by side: Koa's ceiling, Koa with the obligations,
+ * this service on SQLite and json-server, at 12 users, all running at once and each scenario measured on each
+ * in turn, for several rounds; a goal's ratio is of the medians. The machine's speed drifts within a run
+ * (in one, the ceilings measured first ran at half their speed of the day before while the service, minutes
+ * later, ran at its usual speed: the service at 1.09 times its own obligations): measured in turns, a
+ * ratio compares the same minutes.
+ */
+async function sideBySideReads() {
+  const store = await createStore('sqlite');
+  const started = [];
+  /** A target started, stopped with the others however the measurement ends. */
+  const running = async (starting) => {
+    const server = await starting;
+    started.push(server);
+    return server;
+  };
+  try {
+    const targets = [
+      { target: 'Koa ceiling', server: await running(startProcess(process.execPath, () => [join(root, 'bench/targets/koa-ceiling.mjs')])), scenarios: [['GET one user', '/users/2']] },
+      {
+        target: 'Koa + obligations',
+        server: await running(startProcess(process.execPath, () => [join(root, 'bench/targets/koa-obligations.mjs')])),
+        scenarios: [
+          ['GET one user', '/users/2'],
+          ['GET page (shape A)', '/api/users?page=1&per_page=6'],
+          ['GET full list (shape B)', '/users'],
+        ],
+      },
+      {
+        target: SQLITE_TARGET,
+        server: await running(startService(store.url)),
+        scenarios: [
+          ['GET one user (shape B)', '/users/2'],
+          ['GET page (shape A)', '/api/users?page=1&per_page=6'],
+          ['GET full list (shape B)', '/users'],
+          ['GET sorted page of 12 (B)', '/users?sort=-lastName&limit=12'],
+          ['GET by email (B)', '/users?email=USER5@example.com'],
+        ],
+      },
+      {
+        target: JSON_SERVER_TARGET,
+        server: await running(startJsonServer(12)),
+        scenarios: [
+          ['GET one user (shape B)', '/users/2'],
+          ['GET page (shape A)', '/users?_page=1&_per_page=6'],
+          ['GET full list (shape B)', '/users'],
+          ['GET sorted page of 12 (B)', '/users?_sort=-lastName&_page=1&_per_page=12'],
+          ['GET by email (B)', '/users?email=user5@example.com'],
+        ],
+      },
+    ];
+    const runs = new Map();
+    for (let round = 1; round <= SIDE_BY_SIDE_ROUNDS; round++) {
+      for (const { target, server, scenarios } of targets) {
+        for (const [scenario, path] of scenarios) {
+          wrk(`${server.url}${path}`, { seconds: 1 });
+          const run = wrk(`${server.url}${path}`, { seconds: SIDE_BY_SIDE_SECONDS });
+          const key = `${target}\u0000${scenario}`;
+          runs.set(key, [...(runs.get(key) ?? []), run.rps]);
+          console.log(`side by side, round ${round}: ${target.padEnd(26)} ${scenario.padEnd(26)} ${run.rps.toFixed(0).padStart(7)} req/s`);
+        }
+      }
+    }
+    for (const [key, rounds] of runs) {
+      const [target, scenario] = key.split('\u0000');
+      const sorted = [...rounds].sort((a, b) => a - b);
+      sideBySide.push({ target, scenario, users: 12, rps: sorted[Math.floor(sorted.length / 2)], rounds });
+    }
+  } finally {
+    for (const server of started) await server.stop();
+    await store.drop();
+  }
+}
+
 ensureWrk();
 if (!existsSync(join(root, 'dist/server/main.js'))) throw new Error('Run `make build` first (make bench does).');
+await sideBySideReads();
 await ceilings();
 await service('sqlite');
 await workers('sqlite', [1, 2, 4, 8]);
@@ -178,14 +266,19 @@ const table = [
   '|---|---|---:|---:|---:|---:|---:|---:|',
   ...results.map((r) => `| ${r.target} | ${r.scenario} | ${r.users.toLocaleString('en')} | ${f(r.rps, 0)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.non2xx} | ${f(r.peakRssMiB)} |`),
   '',
-  'The goals of a cheaper request (issue 29), read off this run:',
+  `Side by side at 12 users (issue 29's reads): medians of ${SIDE_BY_SIDE_ROUNDS} rounds of ${SIDE_BY_SIDE_SECONDS} s, each scenario measured on each target in turn:`,
   '',
-  renderGoals(results),
+  renderSideBySide(sideBySide),
+  '',
+  'The goals of a cheaper request (issue 29), read off this run (ratios of reads from the side-by-side medians):',
+  '',
+  renderGoals(results, undefined, sideBySide),
   '',
 ].join('\n');
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/bench.md'), table);
-writeFileSync(join(root, 'bench/results/bench.json'), `${JSON.stringify({ machine, seconds: SECONDS, results }, null, 2)}\n`);
+const run = { machine, seconds: SECONDS, results, sideBySide };
+writeFileSync(join(root, 'bench/results/bench.json'), `${JSON.stringify(run, null, 2)}\n`);
 writeFileSync(join(root, 'bench/results/bench.svg'), renderChart(results));
-updateDocsTables(join(root, 'docs/benchmarks.md'), results, machine);
+updateDocsTables(join(root, 'docs/benchmarks.md'), run);
 console.log(`\n${table}\nWrote bench/results/bench.md, bench.json and bench.svg`);

@@ -66,7 +66,7 @@ try {
   console.log(`slowest: ${rows[0].q} ${rows[0].rps.toFixed(0)} req/s`);
   // The goals of docs/benchmarks.md include the searches: rendered again with this run's.
   const bench = resultFile('bench.json');
-  if (bench) updateDocsTables(join(root, 'docs/benchmarks.md'), bench.results, bench.machine);
+  if (bench) updateDocsTables(join(root, 'docs/benchmarks.md'), bench);
 } finally {
   await server.stop();
   await store.drop();
