@@ -172,10 +172,10 @@ const sideBySide = [];
 /**
  * The reads the goals compare (issue 29), measured side by side: Koa's ceiling, Koa with the obligations,
  * this service on SQLite and json-server, at 12 users, all running at once and each scenario measured on each
- * in turn, for several rounds (each starting at another target); a goal's ratio is of the medians. The machine's speed drifts within a run
- * (in one, the ceilings measured first ran at half their speed of the day before while the service, minutes
- * later, ran at its usual speed: the service at 1.09 times its own obligations): measured in turns, a
- * ratio compares the same minutes.
+ * in turn, for several rounds (each starting at another target); a goal's ratio is of the medians. The
+ * machine's speed drifts within a run (in one, the ceilings measured first ran at half their speed of the day
+ * before while the service, minutes later, ran at its usual speed: the service at 1.09 times its own
+ * obligations): measured in turns, a ratio compares the same minutes.
  */
 async function sideBySideReads() {
   const store = await createStore('sqlite');
