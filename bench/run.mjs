@@ -172,7 +172,7 @@ const sideBySide = [];
 /**
  * The reads the goals compare (issue 29), measured side by side: Koa's ceiling, Koa with the obligations,
  * this service on SQLite and json-server, at 12 users, all running at once and each scenario measured on each
- * in turn, for several rounds (each starting at another target); a goal's ratio is of the medians. The
+ * in turn, for several rounds (each starting elsewhere); a goal's ratio is of the medians. The
  * machine's speed drifts within a run (in one, the ceilings measured first ran at half their speed of the day
  * before while the service, minutes later, ran at its usual speed: the service at 1.09 times its own
  * obligations): measured in turns, a ratio compares the same minutes.
@@ -223,10 +223,11 @@ async function sideBySideReads() {
     ];
     const runs = new Map();
     for (let round = 1; round <= SIDE_BY_SIDE_ROUNDS; round++) {
-      // Each round starts at another target, so that none is always measured first (or just after another).
+      // Each round starts at another target, and each target at another scenario, so that none is always
+      // measured first (or just after the same one).
       const turn = targets.map((_, i) => targets[(i + round) % targets.length]);
       for (const { target, server, scenarios } of turn) {
-        for (const [scenario, path] of scenarios) {
+        for (const [scenario, path] of scenarios.map((_, i) => scenarios[(i + round) % scenarios.length])) {
           wrk(`${server.url}${path}`, { seconds: 1 });
           const run = wrk(`${server.url}${path}`, { seconds: SIDE_BY_SIDE_SECONDS });
           const key = `${target}\u0000${scenario}`;
