@@ -11,6 +11,8 @@ import { Histogram, Registry } from 'prom-client';
 // The service's own headers and demo users, from its build (make bench builds first): the ceiling carries
 // exactly what it sends.
 import { DEMO_USERS } from '../../dist/server/domain/demo-users.js';
+import { toDemoUserPage } from '../../dist/server/handlers/shape-a.mapper.js';
+import { toLocalUser } from '../../dist/server/handlers/shape-b.mapper.js';
 import { API_SECURITY_HEADERS } from '../../dist/server/http/security/browser-headers.js';
 
 const body = JSON.stringify({ id: 2, firstName: 'Tobias', lastName: 'Wren', email: 'tobias.wren@example.com' });
@@ -18,19 +20,13 @@ const body = JSON.stringify({ id: 2, firstName: 'Tobias', lastName: 'Wren', emai
 // (the page of 6 of shape A with its links, and the full list of shape B), so that a list's ratio to a single
 // GET has its ceiling too.
 const users = DEMO_USERS.map((user, i) => ({ id: i + 1, ...user }));
-const pageBody = JSON.stringify({
-  page: 1,
-  per_page: 6,
-  total: 12,
-  total_pages: 2,
-  data: users.slice(0, 6).map(({ id, email, firstName, lastName }) => ({ id, email, first_name: firstName, last_name: lastName })),
-});
+const pageBody = JSON.stringify(toDemoUserPage({ page: 1, perPage: 6, total: users.length, totalPages: 2, users: users.slice(0, 6) }));
 const pageHeaders = {
   'X-Total-Count': '12',
   'X-Total-Count-Relation': 'eq',
   Link: '</api/users?page=1&per_page=6>; rel="first", </api/users?page=2&per_page=6&cursor=AgABAAY>; rel="next", </api/users?page=2&per_page=6&cursor=AgIBAA>; rel="last"',
 };
-const listBody = JSON.stringify(users);
+const listBody = JSON.stringify(users.map(toLocalUser));
 const listHeaders = { 'X-Total-Count': '12', 'X-Total-Count-Relation': 'eq' };
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const log = destination({ dest: 1, sync: false });
