@@ -11,6 +11,8 @@ import pg from 'pg';
 export const root = fileURLToPath(new URL('..', import.meta.url));
 export const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const CREDENTIALS = { username: 'bench', password: 'bench-password' };
+/** The Authorization header of those credentials, for the protected resource. */
+export const BASIC_AUTHORIZATION = `Basic ${Buffer.from(`${CREDENTIALS.username}:${CREDENTIALS.password}`).toString('base64')}`;
 /** wrk scripts and the output of the targets, for this run only. */
 const scratch = mkdtempSync(join(tmpdir(), 'bench-run-'));
 process.once('exit', () => rmSync(scratch, { recursive: true, force: true }));

@@ -1,16 +1,17 @@
-// `[BENCH_AUTH=1] node bench/profile.mjs [path] [method]`: drives one request of this service with wrk while the server runs
-// under --cpu-prof, then prints where the CPU time went (self time by function). The profile is kept in
-// bench/.profiles/ for Chrome DevTools. Not part of make bench: a tool for finding the next waste to remove.
+// `[BENCH_AUTH=1] node bench/profile.mjs [path] [method]`: drives one request of this service with wrk while
+// the server runs under --cpu-prof, then prints where the CPU time went (self time by function). The profile
+// is kept in bench/.profiles/ for Chrome DevTools. Not part of make bench: a tool for finding the next waste
+// to remove.
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createStore, CREDENTIALS, ensureWrk, root, startService, wrk } from './lib.mjs';
+import { BASIC_AUTHORIZATION, createStore, ensureWrk, root, startService, wrk } from './lib.mjs';
 
 const path = process.argv[2] ?? '/users/2';
 const method = process.argv[3] ?? 'GET';
 const kind = process.env.BENCH_STORE ?? 'sqlite';
 const body = method === 'GET' ? undefined : { firstName: 'Bench', lastName: 'Mark', email: 'bench.mark@example.com' };
 // BENCH_AUTH=1 sends the bench's Basic credentials (the protected resource).
-const headers = process.env.BENCH_AUTH ? { Authorization: `Basic ${Buffer.from(`${CREDENTIALS.username}:${CREDENTIALS.password}`).toString('base64')}` } : {};
+const headers = process.env.BENCH_AUTH ? { Authorization: BASIC_AUTHORIZATION } : {};
 const profiles = join(root, 'bench/.profiles');
 mkdirSync(profiles, { recursive: true });
 
