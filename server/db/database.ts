@@ -14,6 +14,7 @@ import { postgresOutage, sqliteOutage, StoreFault } from './outage.js';
 import { createPostgresPool, refusedStartupParameter, type ConnectionFault } from './postgres-pool.js';
 import { MultiProcessSqliteDialect, withStatementCache } from './sqlite-dialect.js';
 import { sqliteSearchIndex } from './sqlite-search-index.js';
+import { walIndexVersion } from './wal-index.js';
 import { postgresCounters, type SharedCounters } from './shared-counters.js';
 import type { Tables } from './tables.js';
 
@@ -239,21 +240,26 @@ interface SqliteReader {
  * write's transaction on the one connection writes share (bench/profile.mjs: 17% of a GET's CPU time).
  *
  * It keeps its answers until the store changes: a page of 6 read again cost 15 µs of SQLite (45 under
- * load); the check that nothing changed is one statement of 1 µs, and sees any committed write at once.
+ * load); the check that nothing changed is one read of the WAL index's header, and sees any committed write
+ * at once.
  */
 function sqliteReader(filename: string, timeouts: StoreTimeouts): SqliteReader {
   const database = new SqliteDatabase(filename, { readonly: true, fileMustExist: true });
   database.pragma(`busy_timeout = ${timeouts.statementMs}`);
   const statements = withStatementCache(database);
-  // Changes whenever another connection commits, this process's writer or another process's
-  // (https://www.sqlite.org/pragma.html#pragma_data_version): read before each select, it says whether the
-  // answers kept since are still the store's.
+  // Changes whenever another connection commits, this process's writer or another process's: read before
+  // each select, it says whether the answers kept since are still the store's. From the WAL index's header
+  // where it is the one SQLite documents (wal-index.ts: a pread, no lock); otherwise SQLite's own
+  // (https://www.sqlite.org/pragma.html#pragma_data_version), which the first read also opens the index for.
   const dataVersion = database.prepare('pragma data_version').pluck();
+  dataVersion.get();
+  const walIndex = walIndexVersion(filename);
+  const storeVersion = walIndex ? walIndex.read : () => dataVersion.get() as number;
   let version: unknown;
   const answers = new Map<string, readonly unknown[]>();
   return {
     readNow: <Row>(query: CompiledQuery<Row> | Keyed<Row>): Row[] => {
-      const now = dataVersion.get();
+      const now = storeVersion();
       if (now !== version) {
         answers.clear();
         version = now;
@@ -272,8 +278,11 @@ function sqliteReader(filename: string, timeouts: StoreTimeouts): SqliteReader {
       // A copy: callers may consume the array (a list's slices are popped as they are sent).
       return rows.slice();
     },
-    storeVersion: () => dataVersion.get() as number,
-    close: () => database.close(),
+    storeVersion,
+    close: () => {
+      walIndex?.close();
+      database.close();
+    },
   };
 }
 
