@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps): Koa {
   if (deps.config.sandbox) app.use(delayedAnswers(deps.contract, deps.config.sandbox.latencyMs));
   app.use(requestHygiene);
   app.use(clientKey(hops));
-  app.use(router.routes());
+  app.use(router);
   app.use(createDocsRouter(deps.contract, deps.config.sandbox ? SANDBOX_CONTRACT_FILE : CONTRACT_FILE, deps.config.basePath).routes());
   app.use((ctx) => {
     throw noRoute(ctx.method, ctx.path, `${deps.config.basePath}/docs`);

@@ -37,6 +37,41 @@ test.each(['/users', '/users?limit=5&sort=-lastName', '/api/users?page=2&per_pag
   },
 );
 
+/** How many requests the duration histogram counted under an operation, method and status, from /metrics. */
+async function measured(api: HttpClient, operationId: string, method: string, status: number): Promise<number> {
+  const text = (await api.get('/metrics')).text;
+  const line = text
+    .split('\n')
+    .find((row) => row.startsWith('http_request_duration_seconds_count{') && [`operation_id="${operationId}"`, `method="${method}"`, `status="${status}"`].every((label) => row.includes(label)));
+  return Number(line?.split(' ').at(-1) ?? 0);
+}
+
+test('a kept reply sent again is measured and logged under the operation that made it, for GET and HEAD', async () => {
+  await sut.api.get('/api/users/4');
+  const before = { get: await measured(sut.api, 'getDemoUser', 'GET', 200), head: await measured(sut.api, 'getDemoUser', 'HEAD', 200), hit: (await lookups(sut.api)).hit };
+  const again = await sut.api.get('/api/users/4');
+  const head = await fetch(`${sut.server.url}/api/users/4`, { method: 'HEAD' });
+  expect(again.status).toBe(200);
+  expect(head.status).toBe(200);
+  expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(again.text)));
+  expect(await head.text()).toBe('');
+  expect((await lookups(sut.api)).hit).toBe(before.hit + 2);
+  expect(await measured(sut.api, 'getDemoUser', 'GET', 200)).toBe(before.get + 1);
+  expect(await measured(sut.api, 'getDemoUser', 'HEAD', 200)).toBe(before.head + 1);
+});
+
+test('a request for a kept target with another method is answered by its own operation, never by the kept reply', async () => {
+  await sut.api.get('/users/6');
+  await sut.api.get('/users/6');
+  const post = await fetch(`${sut.server.url}/users/6`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect(post.status).toBe(405);
+  expect(post.headers.get('allow')).toBe('DELETE, GET, HEAD, OPTIONS, PATCH, PUT');
+  const options = await fetch(`${sut.server.url}/users/6`, { method: 'OPTIONS' });
+  expect(options.status).toBe(204);
+  const patch = await sut.api.request('PATCH', '/users/6', { json: { email: 'not an address' }, headers: { 'content-type': 'application/merge-patch+json' } });
+  expect(patch.status).toBe(422);
+});
+
 test('every acknowledged write is in the next read, in both shapes', async () => {
   const created = (await sut.api.post('/users', buildUserInput({ lastName: 'Zzz-kept' }))).body as { id: number };
   const paths = ['/users', '/api/users?page=1&per_page=50', '/users?sort=-lastName&limit=50', `/users/${created.id}`, `/api/users/${created.id}`];

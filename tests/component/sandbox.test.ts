@@ -239,3 +239,16 @@ test('a reset is no write: with a write limit, a client that reached it can stil
     expect((await api.get('/users')).body).toHaveLength(12);
   });
 });
+
+test('a sandbox on a SQLite file keeps replies, and still answers Prefer from the contract rather than from a kept reply', () =>
+  withTestServer({ env: { SANDBOX: 'true' } }, async (server, api) => {
+    expect(server.store.sqliteFile).toBeDefined();
+    const hits = async () => Number(/^http_kept_reply_lookups_total\{result="hit"\} (\d+)/m.exec((await api.get('/metrics')).text)?.[1] ?? 0);
+    await api.get('/users/2');
+    const before = await hits();
+    expect((await api.get('/users/2')).status).toBe(200);
+    expect(await hits()).toBe(before + 1);
+    const preferred = await api.get('/users/2', { headers: { Prefer: 'code=404' } });
+    expect(preferred.status).toBe(404);
+    expect(preferred.headers.get('preference-applied')).toBe('code=404, example=notFound');
+  }));

@@ -4,12 +4,18 @@
 // (SQLite's reader: any commit, by this process or another, changes its version); elsewhere (PostgreSQL)
 // nothing is kept.
 
-/** A reply as it was sent: its status, the handler's headers, and its body serialized. */
+/**
+ * A reply as it was sent: its status, the handler's headers, and its body serialized; and the operation that
+ * made it, with the path parameters the router read, so that a request for it again is checked as that
+ * operation checks its requests without being routed again.
+ */
 export interface KeptReply {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly contentType: string;
   readonly body: string;
+  readonly operationId: string;
+  readonly path: Readonly<Record<string, string>>;
 }
 
 /**
@@ -42,6 +48,11 @@ export interface Lookup {
 
 export interface ReplyCache {
   /**
+   * The reply kept under `key` if the store has not changed since it was made; the store's version is read
+   * only when one is kept. Counted when found; a request that finds none is counted by its lookup.
+   */
+  find(key: string): KeptReply | undefined;
+  /**
    * The reply kept under `key` (the operation and its request target). Undefined when the store cannot tell
    * its version (it is down): the request reads it, and meets the outage there.
    */
@@ -73,6 +84,18 @@ export function createReplyCache(storeVersion: () => number, counted: (found: bo
     }
   };
   return {
+    find(key) {
+      const reply = key.length <= MAX_KEY_CHARS ? kept.get(key) : undefined;
+      if (reply === undefined) return undefined;
+      const now = versionNow();
+      if (now !== version) {
+        drop();
+        version = now;
+        return undefined;
+      }
+      counted(true);
+      return reply;
+    },
     lookup(key) {
       const now = versionNow();
       if (now !== version) {
