@@ -194,7 +194,16 @@ function keptFirst(replies: ReplyCache, operations: ReadonlyMap<string, KeptOper
  * middleware, after the replies kept (keptFirst) where there are any.
  */
 export function createRouter(deps: RouterDeps): Middleware {
-  const router = new Router({ prefix: deps.config.basePath || undefined, strict: true, sensitive: true });
+  const options = { prefix: deps.config.basePath || undefined, strict: true, sensitive: true };
+  // A router per method: @koa/router tests a request against every route of its table in turn (26 routes and
+  // paths), so a request is matched against its own method's routes (9 at most), and only one that none of
+  // them takes against the paths alone (405, or 204 to OPTIONS). HEAD is answered by GET's routes.
+  const byMethod = new Map<string, Router>();
+  const routerOf = (method: string) => {
+    let router = byMethod.get(method);
+    if (!router) byMethod.set(method, (router = new Router(options)));
+    return router;
+  };
   // A JSON Merge Patch (RFC 7396) is JSON too; requireJson admits each operation's own media types only.
   const json = bodyParser({ enableTypes: ['json'], extendTypes: { json: ['application/merge-patch+json'] }, jsonLimit: String(deps.config.bodyLimitBytes), strict: false });
   const methodsByPath = new Map<string, string[]>();
@@ -222,11 +231,19 @@ export function createRouter(deps: RouterDeps): Middleware {
       keptOperations.set(route.operationId, { route, validate });
       for (const name of cache.bypassedBy) bypassedBy.add(name);
     }
-    router.register(path, route.method === 'GET' ? ['HEAD', 'GET'] : [route.method], [...chain, operationMiddleware(route, deps, guards, validate, cache)]);
+    routerOf(route.method).register(path, route.method === 'GET' ? ['HEAD', 'GET'] : [route.method], [...chain, operationMiddleware(route, deps, guards, validate, cache)]);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method]);
   }
-  for (const [path, methods] of methodsByPath) router.all(path, otherMethods(methods));
-  // The router's context adds what it sets (params, the router itself) to Koa's: the same object at run time.
-  const routed = router.routes() as unknown as Middleware;
+  const paths = new Router(options);
+  for (const [path, methods] of methodsByPath) paths.all(path, otherMethods(methods));
+  // A router's context adds what it sets (params, the router itself) to Koa's: the same object at run time.
+  const routesOf = (router: Router) => router.routes() as unknown as Middleware;
+  const anyMethod = routesOf(paths);
+  const ownMethod = new Map([...byMethod].map(([method, router]) => [method, routesOf(router)]));
+  if (ownMethod.has('GET')) ownMethod.set('HEAD', ownMethod.get('GET')!);
+  const routed: Middleware = (ctx, next) => {
+    const own = ownMethod.get(ctx.method);
+    return own ? own(ctx, () => anyMethod(ctx, next)) : anyMethod(ctx, next);
+  };
   return deps.replyCache ? keptFirst(deps.replyCache, keptOperations, [...bypassedBy], routed) : routed;
 }
