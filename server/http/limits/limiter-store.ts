@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { RateLimiterCluster, RateLimiterClusterMaster, RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import type { Config } from '../../config.js';
 import type { SharedCounters } from '../../db/shared-counters.js';
@@ -44,6 +44,8 @@ type Shared = (options: { keyPrefix: string; points: number; duration: number })
  */
 async function openRedis(url: string, timeoutMs: number, { logger }: Deps): Promise<Redis> {
   const waitMs = Math.max(1000, timeoutMs);
+  // Loaded only here: a deployment without REDIS_URL never loads the client.
+  const { Redis } = await import('ioredis');
   // Without the offline queue a command fails at once while Redis is unreachable, instead of piling up.
   const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: waitMs });
   // Connection errors surface through the calls (and the health's one log line per outage).
