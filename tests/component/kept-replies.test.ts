@@ -109,7 +109,7 @@ test('a write committed by another connection to the file is in the next read', 
   for (const path of paths) expect((await sut.api.get(path)).text).toContain('Elsewhere');
 });
 
-test('a request is checked in full even when its reply is kept: a bad header is refused', async () => {
+test('a request for a kept reply still has its headers checked: a bad one is refused', async () => {
   await sut.api.get('/users');
   await sut.api.get('/users');
   const refused = await sut.api.get('/users', { headers: { 'x-custom-header': 'x'.repeat(4097) } });

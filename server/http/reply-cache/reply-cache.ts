@@ -6,8 +6,7 @@
 
 /**
  * A reply as it was sent: its status, the handler's headers, and its body serialized; and the operation that
- * made it, with the path parameters the router read, so that a request for it again is checked as that
- * operation checks its requests without being routed again.
+ * made it, so that a request for it again is named and checked as that operation's without being routed again.
  */
 export interface KeptReply {
   readonly status: number;
@@ -15,7 +14,6 @@ export interface KeptReply {
   readonly contentType: string;
   readonly body: string;
   readonly operationId: string;
-  readonly path: Readonly<Record<string, string>>;
 }
 
 /**

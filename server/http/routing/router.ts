@@ -13,7 +13,7 @@ import { jsonArray } from './json-stream.js';
 import { queryOf } from './query-string.js';
 import { isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
 import { allowOf, bodyTypeProblem, emptyBodyProblem, isEmptyBody, methodNotAllowed } from './request-checks.js';
-import { compileRequestValidator, type RawRequest, type ValidRequest } from '../contract/request-validation.js';
+import { compileHeaderCheck, compileRequestValidator, type RawRequest, type ValidRequest } from '../contract/request-validation.js';
 import type { Limiters } from '../limits/limiter-store.js';
 import { writeLimit } from '../limits/write-limit.js';
 import { preferredExample } from '../sandbox/sandbox-middleware.js';
@@ -40,7 +40,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const toKoaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
 /** A reply as sent, before it is named after the operation that made it. */
-type SentReply = Omit<KeptReply, 'operationId' | 'path'>;
+type SentReply = Omit<KeptReply, 'operationId'>;
 
 /**
  * Sends a handler's reply. `keep` is given the reply as sent, serialized, when it is whole: a 200 whose body
@@ -123,7 +123,7 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
     // A search is not kept: it may stop short when its time runs out, and its cost is bounded apart.
     const keep =
       lookup && request.query.q === undefined
-        ? (sent: SentReply) => cache!.replies.keep(key!, lookup.version, { ...sent, operationId: route.operationId, path: { ...(ctx.params as Record<string, string>) } })
+        ? (sent: SentReply) => cache!.replies.keep(key!, lookup.version, { ...sent, operationId: route.operationId })
         : undefined;
     await writeReply(ctx, reply, keep);
   };
@@ -160,20 +160,25 @@ function otherMethods(methods: readonly string[]): Middleware {
   };
 }
 
-/** What a request for a kept reply is checked with before the reply is sent again: the operation that made it. */
+/**
+ * What a request for a kept reply is checked with before the reply is sent again: the operation that made it,
+ * and that operation's check of its headers. Its path and query string are the request target the reply was
+ * made for, checked in full then: the same bytes pass the same checks.
+ */
 interface KeptOperation {
   readonly route: RouteDefinition;
-  readonly validate: Validate;
+  readonly checkHeaders: (header: RawRequest['header']) => void;
 }
 
 /**
  * Answers a GET (or HEAD) whose reply is kept before the router matches it, and hands every other request to
  * the router. The reply was made for the same request target by the operation the router chose for it, and
  * would choose again (a route is a function of method and path); that operation's route middleware before
- * its handler is only a name for a GET. The request is named after it (logs, metrics, spans), checked in full
- * as it checks its requests (its headers may differ from the first request's), and answered. Matching the
- * route table (26 routes) and composing the route's middleware cost a kept GET 12 µs of its 69 (A/B).
- * A request with a header that makes its operation read the store (`bypassedBy`) is routed.
+ * its handler is only a name for a GET. The request is named after it (logs, metrics, spans), its headers
+ * are checked as that operation checks them (its path and query string, the same bytes, passed its checks
+ * when the reply was made), and it is answered. Matching the route table (26 routes) and composing the
+ * route's middleware cost a kept GET 12 µs of its 69 (A/B). A request with a header that makes its operation
+ * read the store (`bypassedBy`) is routed.
  */
 function keptFirst(replies: ReplyCache, operations: ReadonlyMap<string, KeptOperation>, bypassedBy: readonly string[], routed: Middleware): Middleware {
   return (ctx, next) => {
@@ -183,7 +188,7 @@ function keptFirst(replies: ReplyCache, operations: ReadonlyMap<string, KeptOper
     if (!operation) return routed(ctx, next);
     ctx.state.operationId = reply.operationId;
     ctx.state.route = operation.route.path;
-    operation.validate({ path: reply.path, query: queryOf(ctx), header: ctx.headers, body: undefined });
+    operation.checkHeaders(ctx.headers);
     writeKept(ctx, reply);
     return Promise.resolve();
   };
@@ -228,7 +233,7 @@ export function createRouter(deps: RouterDeps): Middleware {
     const validate = compileRequestValidator(deps.contract, route.operationId);
     const cache = keptReplies(deps, route);
     if (cache) {
-      keptOperations.set(route.operationId, { route, validate });
+      keptOperations.set(route.operationId, { route, checkHeaders: compileHeaderCheck(deps.contract, route.operationId) });
       for (const name of cache.bypassedBy) bypassedBy.add(name);
     }
     routerOf(route.method).register(path, route.method === 'GET' ? ['HEAD', 'GET'] : [route.method], [...chain, operationMiddleware(route, deps, guards, validate, cache)]);
