@@ -13,7 +13,7 @@ import { jsonArray } from './json-stream.js';
 import { queryOf } from './query-string.js';
 import { isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
 import { allowOf, bodyTypeProblem, emptyBodyProblem, isEmptyBody, methodNotAllowed } from './request-checks.js';
-import { compileHeaderCheck, compileRequestValidator, type RawRequest, type ValidRequest } from '../contract/request-validation.js';
+import { compileHeaderCheck, compileRequestValidator, type RawRequest } from '../contract/request-validation.js';
 import type { Limiters } from '../limits/limiter-store.js';
 import { writeLimit } from '../limits/write-limit.js';
 import { preferredExample } from '../sandbox/sandbox-middleware.js';
@@ -93,10 +93,8 @@ const named = ({ operationId, path }: RouteDefinition): Middleware => (ctx, next
   return next();
 };
 
-/** Checks a request's path, query, headers and body against its operation in the contract. */
-type Validate = (raw: RawRequest) => ValidRequest;
-
-function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: AuthGuards, validate: Validate, cache: KeptReplies | undefined): Middleware {
+function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: AuthGuards, cache: KeptReplies | undefined): Middleware {
+  const validate = compileRequestValidator(deps.contract, route.operationId);
   const principalOf = authenticate(route, deps.config, guards);
   const handler = deps.handlers[route.operationId] as AnyHandler;
   return async (ctx) => {
@@ -230,13 +228,12 @@ export function createRouter(deps: RouterDeps): Middleware {
     // In sandbox mode, `Prefer: code=` answers the contract's example before anything else runs.
     const preferred = sandbox ? [preferredExample(deps.contract, route)] : [];
     const chain = [named(route), ...preferred, ...limit, ...(route.hasBody ? [requireJson(route.bodyTypes), json] : [])];
-    const validate = compileRequestValidator(deps.contract, route.operationId);
     const cache = keptReplies(deps, route);
     if (cache) {
       keptOperations.set(route.operationId, { route, checkHeaders: compileHeaderCheck(deps.contract, route.operationId) });
       for (const name of cache.bypassedBy) bypassedBy.add(name);
     }
-    routerOf(route.method).register(path, route.method === 'GET' ? ['HEAD', 'GET'] : [route.method], [...chain, operationMiddleware(route, deps, guards, validate, cache)]);
+    routerOf(route.method).register(path, route.method === 'GET' ? ['HEAD', 'GET'] : [route.method], [...chain, operationMiddleware(route, deps, guards, cache)]);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method]);
   }
   const paths = new Router(options);
