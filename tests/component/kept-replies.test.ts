@@ -72,6 +72,24 @@ test('a request for a kept target with another method is answered by its own ope
   expect(patch.status).toBe(422);
 });
 
+test('requests for a kept reply that arrive together are answered together, and none misses a write acknowledged before them', async () => {
+  const path = '/users/7';
+  await sut.api.get(path);
+  await sut.api.get(path);
+  const before = await lookups(sut.api);
+  const together = await Promise.all(Array.from({ length: 30 }, () => sut.api.get(path)));
+  expect(new Set(together.map((res) => res.text)).size).toBe(1);
+  expect((await lookups(sut.api)).hit).toBe(before.hit + 30);
+  const other = new SqliteDatabase(sut.server.store.sqliteFile!);
+  try {
+    other.prepare(`update users set first_name = 'Together', first_name_key = 'together', version = version + 1 where id = 7`).run();
+  } finally {
+    other.close();
+  }
+  const after = await Promise.all(Array.from({ length: 30 }, () => sut.api.get(path)));
+  for (const res of after) expect(res.body.firstName).toBe('Together');
+});
+
 test('every acknowledged write is in the next read, in both shapes', async () => {
   const created = (await sut.api.post('/users', buildUserInput({ lastName: 'Zzz-kept' }))).body as { id: number };
   const paths = ['/users', '/api/users?page=1&per_page=50', '/users?sort=-lastName&limit=50', `/users/${created.id}`, `/api/users/${created.id}`];

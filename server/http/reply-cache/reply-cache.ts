@@ -3,6 +3,13 @@
 // it was is one read of SQLite's WAL index (server/db/wal-index.ts). Only where the store can say so at once
 // (SQLite's reader: any commit, by this process or another, changes its version); elsewhere (PostgreSQL)
 // nothing is kept.
+//
+// A request for a kept reply is answered at the end of the event loop's turn it arrived in, with every
+// other such request of that turn, after one check of the store's version (confirm). Each of them was read
+// from its socket before that check, so the check sees every write acknowledged before any of them was sent.
+// One check serves a turn's requests, and their replies go out together: A/B at 12 users, 50 connections,
+// a kept GET 17,667 -> 33,279 req/s and its p99 7.5 -> 5.4 ms; a reply written between two reads made every
+// write wake the client on the other core (loopback), a turn's replies wake it once.
 
 /**
  * A reply as it was sent: its status, the handler's headers, and its body serialized; and the operation that
@@ -45,11 +52,14 @@ export interface Lookup {
 }
 
 export interface ReplyCache {
+  /** The reply kept under `key`, not yet checked against the store (confirm does). */
+  peek(key: string): KeptReply | undefined;
   /**
-   * The reply kept under `key` if the store has not changed since it was made; the store's version is read
-   * only when one is kept. Counted when found; a request that finds none is counted by its lookup.
+   * Resolves at the end of this turn of the event loop: true if the store has not changed since `reply` was
+   * kept under `key` (it is then counted as found), false if it has or cannot tell (the request reads the
+   * store, and its lookup counts it). The store's version is read once for all the turn's confirmations.
    */
-  find(key: string): KeptReply | undefined;
+  confirm(key: string, reply: KeptReply): Promise<boolean>;
   /**
    * The reply kept under `key` (the operation and its request target). Undefined when the store cannot tell
    * its version (it is down): the request reads it, and meets the outage there.
@@ -81,18 +91,29 @@ export function createReplyCache(storeVersion: () => number, counted: (found: bo
       return undefined;
     }
   };
+  /** Whether the store's version is the one the replies kept were made at; drops them all if not. */
+  const unchanged = () => {
+    const now = versionNow();
+    if (now === version) return now !== undefined;
+    drop();
+    version = now;
+    return false;
+  };
+  /** The check of the turn under way, made at its end (setImmediate runs after the turn's I/O). */
+  let endOfTurn: Promise<boolean> | undefined;
+  const checkedAtEndOfTurn = () =>
+    (endOfTurn ??= new Promise<boolean>((resolve) =>
+      setImmediate(() => {
+        endOfTurn = undefined;
+        resolve(unchanged());
+      }),
+    ));
   return {
-    find(key) {
-      const reply = key.length <= MAX_KEY_CHARS ? kept.get(key) : undefined;
-      if (reply === undefined) return undefined;
-      const now = versionNow();
-      if (now !== version) {
-        drop();
-        version = now;
-        return undefined;
-      }
-      counted(true);
-      return reply;
+    peek: (key) => (key.length <= MAX_KEY_CHARS ? kept.get(key) : undefined),
+    async confirm(key, reply) {
+      const current = (await checkedAtEndOfTurn()) && kept.get(key) === reply;
+      if (current) counted(true);
+      return current;
     },
     lookup(key) {
       const now = versionNow();
