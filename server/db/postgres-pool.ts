@@ -63,6 +63,12 @@ function poolOptions(url: string, size: number, timeouts: StoreTimeouts, mode: P
 }
 
 /**
+ * pg, loaded when a pool is first made: a service on SQLite never loads it (with ioredis, loaded only for
+ * REDIS_URL, 7 MiB of an idle process's 113). A CommonJS package, so it loads synchronously.
+ */
+const loadPg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg;
+
+/**
  * A pg pool that survives its connections failing, as Kysely's PostgresDialect uses it.
  *
  * - pg.Pool listens for errors only on idle clients: a checked-out client whose server goes away (57P01,
@@ -74,12 +80,6 @@ function poolOptions(url: string, size: number, timeouts: StoreTimeouts, mode: P
  *   makes the pool destroy it and open a fresh connection when one is needed: the pool heals by itself.
  *   Until then its later queries (Kysely's ROLLBACK) fail at once with the same error.
  */
-/**
- * pg, loaded when a pool is first made: a service on SQLite never loads it (with ioredis, loaded only for
- * REDIS_URL, 7 MiB of an idle process's 113). A CommonJS package, so it loads synchronously.
- */
-const loadPg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg;
-
 export function createPostgresPool(url: string, size: number, timeouts: StoreTimeouts, onFault: ConnectionFault, mode: PoolMode = 'session'): WatchedPool {
   const pool = new (loadPg().Pool)(poolOptions(url, size, timeouts, mode));
   const setLocal = Object.entries(sessionSettings(timeouts)).map(([name, value]) => `set local ${name} = ${value}`).join('; ');

@@ -48,12 +48,13 @@ export function walIndexVersion(databaseFile: string): WalIndexVersion | undefin
   const u32 = (offset: number) => (endianness() === 'LE' ? now.readUInt32LE(offset) : now.readUInt32BE(offset));
   const valid = () =>
     readHeaders() && u32(0) === WAL_INDEX_VERSION && u32(48) === WAL_INDEX_VERSION && now[IS_INIT_OFFSET] === 1 && now[48 + IS_INIT_OFFSET] === 1;
+  let usable = false;
   try {
-    if (!valid()) {
-      closeSync(fd);
-      return undefined;
-    }
+    usable = valid();
   } catch {
+    // Unreadable: not an index this can read.
+  }
+  if (!usable) {
     closeSync(fd);
     return undefined;
   }

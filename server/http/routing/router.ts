@@ -132,15 +132,15 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
   };
 }
 
-/**
- * The reply cache of an operation, if its replies may be kept (one of KEPT_OPERATIONS), and the headers whose
- * presence makes a request read the store instead. A credential would be missing from the key.
- */
 interface KeptReplies {
   readonly replies: ReplyCache;
   readonly bypassedBy: readonly string[];
 }
 
+/**
+ * The reply cache of an operation, if its replies may be kept (one of KEPT_OPERATIONS), and the headers whose
+ * presence makes a request read the store instead. A credential would be missing from the key.
+ */
 function keptReplies(deps: RouterDeps, route: RouteDefinition): KeptReplies | undefined {
   const bypassedBy = KEPT_OPERATIONS.get(route.operationId);
   if (!deps.replyCache || bypassedBy === undefined) return undefined;
