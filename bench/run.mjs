@@ -47,11 +47,13 @@ async function ceilings() {
   const targets = [
     ['node:http ceiling', 'node-ceiling.mjs'],
     ['Koa ceiling', 'koa-ceiling.mjs'],
+    // The same, each reply sent at the end of its event-loop turn as the service's reads are.
+    ['Koa ceiling, replies per turn', 'koa-ceiling.mjs', { REPLIES: 'per-turn' }],
     // Koa with what every answer of the service must carry (headers, access log, metrics): see the file.
     ['Koa + obligations', 'koa-obligations.mjs'],
   ];
-  for (const [target, file] of targets) {
-    const server = await startProcess(process.execPath, () => [join(root, 'bench/targets', file)]);
+  for (const [target, file, env] of targets) {
+    const server = await startProcess(process.execPath, () => [join(root, 'bench/targets', file)], env);
     measure(target, server, 'GET one user', 12, '/users/2');
     // The lists' replies with the same obligations: what their larger replies alone cost beside a GET's.
     if (file === 'koa-obligations.mjs') {
@@ -198,6 +200,11 @@ async function sideBySideReads() {
   try {
     const targets = [
       { target: 'Koa ceiling', server: await running(startProcess(process.execPath, () => [join(root, 'bench/targets/koa-ceiling.mjs')])), scenarios: [['GET one user', '/users/2']] },
+      {
+        target: 'Koa ceiling, replies per turn',
+        server: await running(startProcess(process.execPath, () => [join(root, 'bench/targets/koa-ceiling.mjs')], { REPLIES: 'per-turn' })),
+        scenarios: [['GET one user', '/users/2']],
+      },
       {
         target: 'Koa + obligations',
         server: await running(startProcess(process.execPath, () => [join(root, 'bench/targets/koa-obligations.mjs')])),

@@ -3,6 +3,8 @@
 // security headers, Vary, ETag), an access-log line to stdout, and the duration in a Prometheus histogram
 // by operation, method and status. No store, no validation, no limits: how far below the Koa ceiling these
 // obligations alone put a GET, so that the service's own layers are measured against what they must do.
+// Its replies wait for the end of their event-loop turn, as the service's reads do
+// (server/http/protocol/end-of-turn.ts): a bound of the service sends as the service sends.
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -13,6 +15,7 @@ import { Histogram, Registry } from 'prom-client';
 import { DEMO_USERS } from '../../dist/server/domain/demo-users.js';
 import { toDemoUserPage } from '../../dist/server/handlers/shape-a.mapper.js';
 import { toLocalUser } from '../../dist/server/handlers/shape-b.mapper.js';
+import { endOfTurn } from '../../dist/server/http/protocol/end-of-turn.js';
 import { API_SECURITY_HEADERS } from '../../dist/server/http/security/browser-headers.js';
 
 const body = JSON.stringify({ id: 2, firstName: 'Tobias', lastName: 'Wren', email: 'tobias.wren@example.com' });
@@ -48,6 +51,7 @@ app.use(async (ctx, next) => {
   ctx.set(API_SECURITY_HEADERS);
   ctx.vary('Origin');
   await next();
+  await endOfTurn();
   const ms = performance.now() - started;
   durations.observe({ operation_id: 'getUser', method: ctx.method, status: ctx.status }, ms / 1000);
   log.write(`{"level":30,"time":${Date.now()},"service":"koa-obligations","pid":${process.pid},"requestId":"${requestId}","method":"${ctx.method}","path":${JSON.stringify(ctx.path)},"operationId":"getUser","status":${ctx.status},"durationMs":${Math.round(ms * 100) / 100},"msg":"request"}\n`);
