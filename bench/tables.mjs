@@ -93,13 +93,15 @@ export function renderGoals(results, searches, sideBySide = []) {
     if (rows.length === 0) continue;
     const peak = peakOf(results, target, 12);
     goal(`peak RSS, ${target}, 12 users`, mib(peak), '≤ 100 MiB', peak <= 100, koaPeak === undefined ? '' : `${mib(koaPeak)}: Koa alone`);
-    // Reads, searches and writes apart: a write's p99 is its commit's wait for the disk, which no layer of the
-    // service can shorten; a search's is its queue (50 connections wait on requests that take longer).
+    // Reads, searches and writes apart: a search's and a write's p99 cannot fall below their queue's mean wait
+    // (50 connections wait on requests that each take a while: a write runs its statements and the search
+    // index's triggers on the event loop; the disk's sync itself is a fraction of a millisecond here).
     const isSearch = (r) => r.scenario.includes('search');
+    const queued = (worst) => `${ms((CONNECTIONS * 1000) / worst.rps)} ms: ${CONNECTIONS} connections ÷ its ${Math.round(worst.rps).toLocaleString('en')} req/s`;
     const kinds = [
       ['reads', (r) => r.scenario.startsWith('GET') && !isSearch(r), () => (obligationsRow ? `${ms(obligationsRow.p99)} ms: Koa + obligations` : '')],
-      ['searches', isSearch, (worst) => `${ms((CONNECTIONS * 1000) / worst.rps)} ms: ${CONNECTIONS} connections ÷ its ${Math.round(worst.rps).toLocaleString('en')} req/s`],
-      ['writes', (r) => !r.scenario.startsWith('GET'), () => "a commit's sync"],
+      ['searches', isSearch, queued],
+      ['writes', (r) => !r.scenario.startsWith('GET'), queued],
     ];
     for (const [kind, ofKind, boundOf] of kinds) {
       const some = rows.filter(ofKind);
