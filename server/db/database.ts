@@ -200,18 +200,40 @@ const searchedText = (row: 'new.' | '') => `${row}first_name_key || char(10) || 
  * already case-folded (case_sensitive 1 keeps them as they are). Contentless: it holds the index, not a second
  * copy of the text; contentless_delete lets triggers remove a user's entry.
  */
+/**
+ * The trigger that re-indexes a user whose folded names or address an UPDATE sets, `when` it holds (SQLite
+ * fires a trigger `of` columns whenever the UPDATE sets them, changed or not).
+ */
+const searchUpdateTrigger = (when: string) =>
+  `create trigger users_search_update after update of first_name_key, last_name_key, email_key on users ${when} begin
+       delete from users_search where rowid = old.id;
+       insert into users_search (rowid, keys) values (new.id, ${searchedText('new.')}); end`;
+
 const SQLITE_SUBSTRING_INDEX = {
   create: [
     `create virtual table users_search using fts5(keys, content='', contentless_delete=1, tokenize='trigram case_sensitive 1')`,
     `insert into users_search (rowid, keys) select id, ${searchedText('')} from users`,
     `create trigger users_search_insert after insert on users begin
        insert into users_search (rowid, keys) values (new.id, ${searchedText('new.')}); end`,
-    `create trigger users_search_update after update of first_name_key, last_name_key, email_key on users begin
-       delete from users_search where rowid = old.id;
-       insert into users_search (rowid, keys) values (new.id, ${searchedText('new.')}); end`,
+    searchUpdateTrigger(''),
     `create trigger users_search_delete after delete on users begin delete from users_search where rowid = old.id; end`,
   ],
   drop: ['drop trigger users_search_insert', 'drop trigger users_search_update', 'drop trigger users_search_delete', 'drop table users_search'],
+};
+
+/**
+ * Re-indexing only a user whose folded names or address changed: every PUT and PATCH sets all three (a PATCH
+ * those it is given), and deleting and re-inserting a user's trigrams in FTS5 was most of what an unchanged
+ * write cost (A/B at 12 users, 50 connections: PUT 3,753 -> 5,339 req/s, PATCH 3,545 -> 4,258).
+ */
+export const SQLITE_REINDEX_ONLY_CHANGED = {
+  create: [
+    'drop trigger users_search_update',
+    searchUpdateTrigger(
+      'when old.first_name_key is not new.first_name_key or old.last_name_key is not new.last_name_key or old.email_key is not new.email_key',
+    ),
+  ],
+  drop: ['drop trigger users_search_update', searchUpdateTrigger('')],
 };
 
 /**
@@ -309,6 +331,7 @@ function sqlite(filename: string, timeouts: StoreTimeouts): DialectSupport {
       // BINARY, SQLite's default collation, compares UTF-8 bytes: code point order.
       byteOrderText: 'text',
       substringIndex: SQLITE_SUBSTRING_INDEX,
+      reindexOnlyChanged: SQLITE_REINDEX_ONLY_CHANGED,
       optionalSubstringIndex: { create: async () => {}, drop: async () => {} },
       searchFunction: { create: [], drop: [] },
     },
@@ -454,6 +477,7 @@ function postgres(url: string, poolSize: number, poolMode: PoolMode, timeouts: S
       byteOrderText: 'text collate "C"',
       // The substring index needs pg_trgm, an extension the database may not have: see POSTGRES_SUBSTRING_INDEX.
       substringIndex: { create: [], drop: [] },
+      reindexOnlyChanged: { create: [], drop: [] },
       optionalSubstringIndex: POSTGRES_SUBSTRING_INDEX,
       searchFunction: POSTGRES_SEARCH_FUNCTION,
     },

@@ -1,20 +1,31 @@
 import { sql, type Kysely } from 'kysely';
+import { SQLITE_REINDEX_ONLY_CHANGED } from '../../server/db/database.js';
+import type { SqlFlavour } from '../../server/db/migrations/index.js';
 import { down as dropNameOrderIndexes } from '../../server/db/migrations/2026-11-25-03-add-name-order-indexes.js';
+import { down as reindexEveryUpdate } from '../../server/db/migrations/2026-11-27-01-reindex-only-changed-users.js';
 import { down as unscopeIdempotencyKeys } from '../../server/db/migrations/2026-11-25-01-scope-idempotency-keys-by-client.js';
 import type { Tables } from '../../server/db/tables.js';
 import type { Dialect } from './test-store.js';
 
 // Stores as earlier releases left them, made from a current one, to test that migrations bring them up to date.
 
-/** Takes a store back to before migration 2026-11-25-03: no indexes for the orders by both names (by its own `down`). */
-export async function withoutNameOrderIndexes(db: Kysely<Tables>): Promise<void> {
+/** Takes a store back to before migration 2026-11-27-01: SQLite's substring index re-indexes a user on every update that sets the keys (by its own `down`). */
+export async function withReindexOnEveryUpdate(db: Kysely<Tables>, dialect: Dialect): Promise<void> {
+  const flavour = { reindexOnlyChanged: dialect === 'sqlite' ? SQLITE_REINDEX_ONLY_CHANGED : { create: [], drop: [] } } as Partial<SqlFlavour> as SqlFlavour;
+  await reindexEveryUpdate(db as Kysely<unknown>, flavour);
+  await sql`delete from kysely_migration where name = '2026-11-27-01-reindex-only-changed-users'`.execute(db);
+}
+
+/** Takes a store back to before migration 2026-11-25-03: no indexes for the orders by both names (by its own `down`; nor what later migrations added). */
+export async function withoutNameOrderIndexes(db: Kysely<Tables>, dialect: Dialect): Promise<void> {
+  await withReindexOnEveryUpdate(db, dialect);
   await dropNameOrderIndexes(db as Kysely<unknown>);
   await sql`delete from kysely_migration where name = '2026-11-25-03-add-name-order-indexes'`.execute(db);
 }
 
 /** Takes a store back to before migration 2026-11-25-02: searches read PostgreSQL's index through users_holding() only (nor what later migrations added). */
 export async function withoutSearchFunction(db: Kysely<Tables>, dialect: Dialect): Promise<void> {
-  await withoutNameOrderIndexes(db);
+  await withoutNameOrderIndexes(db, dialect);
   if (dialect === 'postgres') await sql`drop function users_matching(text, text, integer)`.execute(db);
   await sql`delete from kysely_migration where name = '2026-11-25-02-add-search-function'`.execute(db);
 }

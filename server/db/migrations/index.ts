@@ -12,6 +12,7 @@ import * as addExtensionSearchIndex from './2026-11-24-03-add-extension-search-i
 import * as scopeIdempotencyKeysByClient from './2026-11-25-01-scope-idempotency-keys-by-client.js';
 import * as addSearchFunction from './2026-11-25-02-add-search-function.js';
 import * as addNameOrderIndexes from './2026-11-25-03-add-name-order-indexes.js';
+import * as reindexOnlyChangedUsers from './2026-11-27-01-reindex-only-changed-users.js';
 
 /**
  * The few things a migration cannot say the same way in every SQL dialect. database.ts, the one module that
@@ -35,6 +36,11 @@ export interface SqlFlavour {
    * statements that drop it. Empty where the database has none that the service can bound (see database.ts).
    */
   readonly substringIndex: { readonly create: readonly string[]; readonly drop: readonly string[] };
+  /**
+   * Statements that make `substringIndex`'s triggers re-index a user only when one of the folded copies it
+   * holds changed, and the statements that undo that; empty where the database has no such triggers.
+   */
+  readonly reindexOnlyChanged: { readonly create: readonly string[]; readonly drop: readonly string[] };
   /**
    * Creates a substring index that rests on an extension the database may lack (PostgreSQL's pg_trgm): it
    * installs the extension where the database lets it and creates the index where the extension is, and
@@ -70,6 +76,7 @@ const migrations: Record<string, FlavouredMigration> = {
   '2026-11-25-01-scope-idempotency-keys-by-client': scopeIdempotencyKeysByClient,
   '2026-11-25-02-add-search-function': addSearchFunction,
   '2026-11-25-03-add-name-order-indexes': addNameOrderIndexes,
+  '2026-11-27-01-reindex-only-changed-users': reindexOnlyChangedUsers,
 };
 
 /** The names of this version's migrations, in the order they run. */
