@@ -196,11 +196,6 @@ async function checkFreeSpace(filename: string): Promise<void> {
 const searchedText = (row: 'new.' | '') => `${row}first_name_key || char(10) || ${row}last_name_key || char(10) || ${row}email_key`;
 
 /**
- * FTS5's trigram index (https://sqlite.org/fts5.html#the_trigram_tokenizer) over the folded copies, which are
- * already case-folded (case_sensitive 1 keeps them as they are). Contentless: it holds the index, not a second
- * copy of the text; contentless_delete lets triggers remove a user's entry.
- */
-/**
  * The trigger that re-indexes a user whose folded names or address an UPDATE sets, `when` it holds (SQLite
  * fires a trigger `of` columns whenever the UPDATE sets them, changed or not).
  */
@@ -209,6 +204,11 @@ const searchUpdateTrigger = (when: string) =>
        delete from users_search where rowid = old.id;
        insert into users_search (rowid, keys) values (new.id, ${searchedText('new.')}); end`;
 
+/**
+ * FTS5's trigram index (https://sqlite.org/fts5.html#the_trigram_tokenizer) over the folded copies, which are
+ * already case-folded (case_sensitive 1 keeps them as they are). Contentless: it holds the index, not a second
+ * copy of the text; contentless_delete lets triggers remove a user's entry.
+ */
 const SQLITE_SUBSTRING_INDEX = {
   create: [
     `create virtual table users_search using fts5(keys, content='', contentless_delete=1, tokenize='trigram case_sensitive 1')`,
@@ -224,7 +224,7 @@ const SQLITE_SUBSTRING_INDEX = {
 /**
  * Re-indexing only a user whose folded names or address changed: every PUT and PATCH sets all three (a PATCH
  * those it is given), and deleting and re-inserting a user's trigrams in FTS5 was most of what an unchanged
- * write cost (A/B at 12 users, 50 connections: PUT 3,753 -> 5,339 req/s, PATCH 3,545 -> 4,258).
+ * write cost (A/B side by side at 12 users, 50 connections: PUT 3,446 -> 4,324 req/s, PATCH 2,979 -> 4,035).
  */
 export const SQLITE_REINDEX_ONLY_CHANGED = {
   create: [
