@@ -52,6 +52,21 @@ test('after the threshold an address gets 429 with Retry-After, even with the ri
     expect((await getFrom('127.0.0.2', `${server.url}/users/1`)).status).toBe(200);
   }));
 
+test('a client whose credential passed before is refused like any other once its guesses reach the threshold; a success forgives', () =>
+  withTestServer({ env }, async (server) => {
+    const url = `${server.url}/protected-resource`;
+    const right = basic(TEST_CREDENTIALS.username, TEST_CREDENTIALS.password);
+    expect((await getFrom('127.0.0.6', url, right)).status).toBe(200);
+    // Failures not yet at the threshold: the right credential, checked again, forgives them.
+    for (const guess of ['a', 'b']) expect((await getFrom('127.0.0.6', url, basic(TEST_CREDENTIALS.username, guess))).status).toBe(401);
+    expect((await getFrom('127.0.0.6', url, right)).status).toBe(200);
+    for (const guess of ['c', 'd', 'e']) expect((await getFrom('127.0.0.6', url, basic(TEST_CREDENTIALS.username, guess))).status).toBe(401);
+    // At the threshold: the credential it was let in with is refused too, however often it passed.
+    expect((await getFrom('127.0.0.6', url, right)).status).toBe(429);
+    expect((await getFrom('127.0.0.6', url, basic(TEST_CREDENTIALS.username, 'f'))).status).toBe(429);
+    expect((await getFrom('127.0.0.7', url, right)).status).toBe(200);
+  }));
+
 test('failures with many user names from one address count for the address', () =>
   withTestServer({ env }, async (server) => {
     const url = `${server.url}/protected-resource`;

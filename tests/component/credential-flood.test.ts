@@ -12,6 +12,12 @@ import { createTestStore } from '../support/test-store.js';
 // without credentials must cost none, and floods of guesses must not queue ahead of the real user.
 
 const right = basicHeader(TEST_CREDENTIALS.username, TEST_CREDENTIALS.password);
+/**
+ * The right credential in a spelling no request sent before (`Basic` and the token, `n` spaces apart): a header
+ * that passed a check is not checked again (verified-credentials.ts), and these tests are about the checks.
+ */
+let spellings = 0;
+const rightSpelledAnew = () => ({ authorization: right.authorization.replace(' ', ' '.repeat(++spellings)) });
 let hash: string;
 beforeAll(async () => {
   hash = await hashPassword(TEST_CREDENTIALS.password);
@@ -35,13 +41,14 @@ async function flood(url: string, from: string, connections: number, headers: (i
 }
 
 /**
- * One login of the real user, who honours `Retry-After` on a 503 as a client should, `tries` times at most:
- * the last answer, the time from the first try, and how many tries it took.
+ * One login of the real user, checked as a first login is (a new spelling each try), who honours `Retry-After`
+ * on a 503 as a client should, `tries` times at most: the last answer, the time from the first try, and how
+ * many tries it took.
  */
 async function login(url: string, tries: number) {
   const started = performance.now();
   for (let tried = 1; ; tried++) {
-    const answer = await requestFrom(url, { from: '127.0.0.3', headers: right });
+    const answer = await requestFrom(url, { from: '127.0.0.3', headers: rightSpelledAnew() });
     if (answer.status !== 503 || tried === tries) return { ...answer, ms: performance.now() - started, tries: tried };
     await new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after']) * 1000));
   }
@@ -97,6 +104,19 @@ test('one client guessing in parallel has one check at a time: the real user is 
     expect(seen.get(401)).toBeGreaterThan(0);
     expect(statuses.every((status) => status === 200)).toBe(true);
     expect(Math.max(...ms)).toBeLessThan(bound);
+  }));
+
+test('a logged-in client sends its credential with every request, in parallel: each is answered, none checked again', () =>
+  withTestServer({ env: { BASIC_AUTH_PASSWORD_HASH: hash } }, async (server) => {
+    const url = `${server.url}/protected-resource`;
+    expect((await requestFrom(url, { from: '127.0.0.6', headers: right })).status).toBe(200);
+    // A browser loading a page of protected parts: checked again, all but one were refused as parallel guesses.
+    const answers = await Promise.all(Array.from({ length: 20 }, () => requestFrom(url, { from: '127.0.0.6', headers: right })));
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+    // From another address too: the header proved itself, wherever it comes from.
+    expect((await requestFrom(url, { from: '127.0.0.7', headers: right })).status).toBe(200);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).not.toMatch(/^rate_limited_total\{limit="hash_per_client"\} [1-9]/m);
   }));
 
 /** Keeps one guess in flight from each of `addresses` until `stop` resolves, as many attacking clients do; the statuses seen. */

@@ -1,4 +1,5 @@
-import { allowedBefore429, budgets, failedLogin, LIMIT, LIMIT_ENV, REDIS_URL, redisPrefix, testWithRedis } from '../support/limit-budget.js';
+import pg from 'pg';
+import { allowedBefore429, budgets, failedLogin, LIMIT, LIMIT_ENV, login, REDIS_URL, redisPrefix, testWithRedis } from '../support/limit-budget.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { createTestStore, postgresAvailable, type TestStore } from '../support/test-store.js';
@@ -106,4 +107,28 @@ test('REDIS_URL naming a closed port: the server starts, says so, and the limits
   // after it, and the server's log is written asynchronously.
   await poll(async () => linesWith(server!, RECOVERED).length > 0, 5000);
   expect(linesWith(server, RECOVERED)).toHaveLength(1);
+});
+
+(postgresAvailable ? test : test.skip)('PostgreSQL taking no writes of the counts: a logged-in client is answered from them all the same, never around them', async () => {
+  store = await createTestStore('postgres');
+  server = await startServerProcess(store, LIMIT_ENV);
+  expect(await login(server.url)).toBe(200);
+  // Reads of the counts go on; every write of them waits for the lock, past the store's timeout (300 ms).
+  const locker = new pg.Client({ connectionString: store.url });
+  await locker.connect();
+  try {
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE rate_limits IN EXCLUSIVE MODE');
+    // The credential it was let in with, from a client without failures, needs no point taken and none forgiven:
+    // written, each login waited out the timeout and was counted around the shared store.
+    for (let i = 0; i < 5; i++) expect(await login(server.url)).toBe(200);
+    expect(await fallbacks(server.url)).toBe(0);
+    expect(linesWith(server, UNAVAILABLE)).toEqual([]);
+    // A guess is a write: it waits for the lock, and is counted by this process alone.
+    expect(await failedLogin(server.url)).toBe(401);
+    expect(await fallbacks(server.url)).toBeGreaterThan(0);
+  } finally {
+    await locker.query('ROLLBACK');
+    await locker.end();
+  }
 });

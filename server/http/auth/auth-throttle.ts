@@ -10,8 +10,13 @@ export interface ThrottleSettings {
   readonly windowMs: number;
 }
 
-// A user name can be kilobytes long: keys hold a fixed-size digest of it, never the name itself.
-const nameKey = (client: string, username: string) => `${client} ${createHash('sha256').update(username, 'utf8').digest('base64url').slice(0, 22)}`;
+// A user name can be kilobytes long: keys hold a fixed-size digest of it, never the name itself. The last name's
+// digest is kept: a logged-in client sends the same one with every request.
+let lastName: { readonly name: string; readonly digest: string } | undefined;
+function nameKey(client: string, username: string): string {
+  if (lastName?.name !== username) lastName = { name: username, digest: createHash('sha256').update(username, 'utf8').digest('base64url').slice(0, 22) };
+  return `${client} ${lastName.digest}`;
+}
 
 /**
  * A point given back this close to the end of its window might land in the next one, and be a guess more
@@ -118,6 +123,15 @@ export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, 
   }
 
   return {
+    /**
+     * Whether neither count of the client and user name holds a point: no failure to forgive, no lockout, no
+     * check under way. A credential known to be right then needs neither a point nor a check: its answer is
+     * the same as after them, and reading the counts writes nothing to a shared store.
+     */
+    async clear(client: string, username: string): Promise<boolean> {
+      const counts = await Promise.all([perClient.get(client), perName.get(nameKey(client, username))]);
+      return counts.every((count) => count === null || count.consumedPoints <= 0);
+    },
     /**
      * Runs a credential check of a client and user name if their budget allows it: `succeeded` tells a
      * right credential from a wrong one.
