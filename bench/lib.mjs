@@ -70,12 +70,19 @@ export async function startProcess(command, argsFor, env = {}, listening = 0) {
   };
 }
 
-/** Node's options in `npm start` (and the image's CMD): the benchmarks run the service as operators do. */
-const START_OPTIONS = (() => {
+/**
+ * Node's options and environment in `npm start` (and the image's CMD and ENV): the benchmarks run the service as
+ * operators do. The script sets variables as `NAME=${NAME:-default}`: the default, unless this run sets them.
+ */
+const { START_OPTIONS, START_ENV } = (() => {
   const start = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
-  const match = /^exec node ((?:--\S+ )*)dist\/server\/main\.js$/.exec(start);
-  if (!match) throw new Error(`package.json's start script is not \`exec node [--options] dist/server/main.js\`: ${start}`);
-  return match[1].split(' ').filter(Boolean);
+  const match = /^((?:[A-Z_]+=\$\{[A-Z_]+:-[^}\s]*\} )*)exec node ((?:--\S+ )*)dist\/server\/main\.js$/.exec(start);
+  if (!match) throw new Error(`package.json's start script is not \`[NAME=\${NAME:-value} ...] exec node [--options] dist/server/main.js\`: ${start}`);
+  const env = Object.fromEntries(match[1].split(' ').filter(Boolean).map((assignment) => {
+    const [, name, value] = /^([A-Z_]+)=\$\{[A-Z_]+:-([^}]*)\}$/.exec(assignment);
+    return [name, process.env[name] ?? value];
+  }));
+  return { START_OPTIONS: match[2].split(' ').filter(Boolean), START_ENV: env };
 })();
 
 /**
@@ -84,6 +91,7 @@ const START_OPTIONS = (() => {
  */
 export const startService = (databaseUrl, nodeOptions = [], env = {}) =>
   startProcess(process.execPath, () => [...START_OPTIONS, ...nodeOptions, join(root, 'dist/server/main.js')], {
+    ...START_ENV,
     DATABASE_URL: databaseUrl,
     BASIC_AUTH_USERNAME: CREDENTIALS.username,
     BASIC_AUTH_PASSWORD: CREDENTIALS.password,

@@ -58,10 +58,15 @@ describeWithPodman('the container image', () => {
     expect(await podman('image', 'inspect', IMAGE, '--format', '{{.Config.User}}')).toBe('node');
     const container = await start({ volume: await newVolume() });
     expect(await podman('exec', container.id, 'id', '-u')).toBe('1000');
-    // Node runs with `npm start`'s options (its memory settings: docs/deployment.md, Sizing), as PID 1.
+    // Node runs with `npm start`'s options and variables (its memory settings: docs/deployment.md, Sizing), as PID 1.
     const startScript = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
+    const [, assignments, command] = /^((?:\S+=\S+ )*)exec (.*)$/.exec(startScript)!;
     const commandLine = (await podman('exec', container.id, 'cat', '/proc/1/cmdline')).split('\0').filter(Boolean);
-    expect(commandLine).toEqual(startScript.replace(/^exec /, '').split(' '));
+    expect(commandLine).toEqual(command!.split(' '));
+    const environment = (await podman('exec', container.id, 'cat', '/proc/1/environ')).split('\0');
+    const variables = assignments!.split(' ').filter(Boolean).map((assignment) => assignment.replace(/=\$\{\w+:-(.*)\}$/, '=$1'));
+    expect(variables.length).toBeGreaterThan(0);
+    for (const variable of variables) expect(environment).toContain(variable);
     // The health check the image declares, run as the runtime runs it.
     await expect(podman('healthcheck', 'run', container.id)).resolves.toBeDefined();
     expect(await container.logs()).toContain('"url":"http://0.0.0.0:3000"');
