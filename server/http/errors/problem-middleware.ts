@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { RequestAbandonedError, SearchesBusyError, StoreUnavailableError } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
+import { endOfTurn } from '../protocol/end-of-turn.js';
 import { asUriReference, classify, HttpProblem, problemDocument, PROBLEMS } from './problem.js';
 
 // The one middleware that writes application/problem+json into Koa's responses.
@@ -36,6 +37,8 @@ export function problemMiddleware(logger: Logger): Middleware {
         logger.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
       }
       sendProblem(ctx, problem);
+      // A read's problem goes out with the turn's other replies, as its answer would (end-of-turn.ts).
+      if (ctx.method === 'GET' || ctx.method === 'HEAD') await endOfTurn();
     }
   };
 }
