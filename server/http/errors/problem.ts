@@ -57,6 +57,9 @@ export const PROBLEMS: Record<ProblemKind, { status: number; title: string; head
   'metrics-unavailable': { status: 503, title: 'Service Unavailable' },
 };
 
+/** How many frames V8 (Node, Chromium) captures in a new Error's stack; other engines have no such limit. */
+const v8Error = Error as ErrorConstructor & { stackTraceLimit?: number };
+
 /**
  * An error the HTTP layer raises on purpose, with everything its problem+json response needs. It is an answer,
  * not a fault: made without a stack trace, which nothing reads (a fault is logged with the error that caused it)
@@ -69,12 +72,12 @@ export class HttpProblem extends Error {
   readonly extras: { errors?: readonly FieldError[]; headers?: Readonly<Record<string, string>> };
 
   constructor(kind: ProblemKind, detail: string, extras: HttpProblem['extras'] = {}) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
+    const limit = v8Error.stackTraceLimit;
+    if (limit !== undefined) v8Error.stackTraceLimit = 0;
     try {
       super(detail);
     } finally {
-      Error.stackTraceLimit = limit;
+      if (limit !== undefined) v8Error.stackTraceLimit = limit;
     }
     this.name = 'HttpProblem';
     this.kind = kind;
