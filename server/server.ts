@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import { openDatabase, openingOutage, type Database } from './db/database.js';
 import { restoreDemoData, seedDemoData } from './db/demo-data.js';
 import type { ConnectionFault } from './db/postgres-pool.js';
-import { serveStoreWrites, writesThroughPrimary } from './db/primary-writer.js';
+import { serveStoreWrites, writesThroughPrimary } from './db/store-writer.js';
 import { createUserRepository } from './db/user.repository.js';
 import type { UserRepository } from './domain/user-repository.js';
 import { createUserService, type UserService } from './domain/user.service.js';
@@ -96,7 +96,7 @@ async function openPreparedDatabase(config: Config, logger: Logger, users: reado
 
 /**
  * In the cluster primary: migrates (and seeds) the store once, so that workers starting together find it
- * ready. On SQLite the primary then stays the store's only writer (db/primary-writer.ts) until closed.
+ * ready. On SQLite the primary then stays the store's only writer (db/store-writer.ts) until closed.
  */
 export async function prepareStore(config: Config, logger: Logger): Promise<{ close(): Promise<void> }> {
   await (await openPreparedDatabase(config, logger, firstUsers(config, loadContract))).close();

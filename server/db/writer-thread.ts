@@ -1,9 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from './database.js';
-import { failureOf, perTurn, type WriteAnswer, type WriteRequest, type WriterSettings } from './primary-writer.js';
+import { failureOf, perTurn, type WriteAnswer, type WriteRequest, type WriterSettings } from './store-writer.js';
 import { createUserRepository } from './user.repository.js';
 
-// The cluster primary's writer thread: the SQLite store's one writer for every worker (primary-writer.ts).
+// The cluster primary's writer thread: the SQLite store's one writer for every worker (store-writer.ts).
 
 type Operation = (...args: unknown[]) => Promise<unknown>;
 
