@@ -38,7 +38,7 @@ BUILT := dist/.built
 SOURCES := $(shell find server generated -name '*.ts') openapi/user-records.yaml generated/user-records.sandbox.yaml tsconfig.json tsconfig.build.json scripts/copy-contract.mjs
 JEST_FLAGS ?=
 
-.PHONY: help install contract-gate release-contract chromium container-tools deploy-tools image generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean
+.PHONY: help install contract-gate release-contract chromium container-tools deploy-tools fault-tools image generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -85,6 +85,10 @@ container-tools: ## Install podman and what the image build needs, if missing
 # PgBouncer and HAProxy, the pooler and the proxy of the production topology's tests.
 deploy-tools: ## Install PgBouncer and HAProxy for the topology tests, if missing
 	$(call debian,pgbouncer haproxy,pgbouncer haproxy)
+
+# strace, which makes a server's disk syncs slow for the slow-disk tests (tests/support/slow-disk.ts).
+fault-tools: ## Install strace for the slow-disk tests, if missing
+	$(call debian,strace,strace)
 
 # The image: localhost/user-records-service:latest and :<version>. The base (node:24-bookworm-slim) is used as
 # it is when podman has it (podman pull it first to use the official one); otherwise it is made here
@@ -150,7 +154,7 @@ sandbox: build ## The real service on an in-memory store with test controls (htt
 	PORT='$(SANDBOX_PORT)' DATABASE_URL='sqlite::memory:' SANDBOX=true SANDBOX_LATENCY_MS='$(SANDBOX_LATENCY_MS)' \
 	exec npm start --silent
 
-test: check-generated contract-gate lint typecheck build chromium container-tools deploy-tools ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
+test: check-generated contract-gate lint typecheck build chromium container-tools deploy-tools fault-tools ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
 
 bench: $(INSTALLED) build deploy-tools ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/

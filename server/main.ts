@@ -41,7 +41,7 @@ function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>, logger: Logg
 
 /** One server in this process (also what each cluster worker runs). */
 async function runServer(config: Config, logger: Logger): Promise<void> {
-  const server = await startServer(config, logger);
+  const server = await startServer(config, logger, { writerThread: true });
   const mode = config.sandbox ? { sandbox: true } : {};
   // The reference page first: where a newcomer goes next (README's quick start).
   logger.info({ url: server.url, docs: `${server.url}/docs`, database: config.database.kind, ...mode }, 'user records service listening');

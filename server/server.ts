@@ -6,9 +6,8 @@ import type { Config } from './config.js';
 import { openDatabase, openingOutage, type Database } from './db/database.js';
 import { restoreDemoData, seedDemoData } from './db/demo-data.js';
 import type { ConnectionFault } from './db/postgres-pool.js';
-import { serveStoreWrites, writesThroughPrimary } from './db/store-writer.js';
+import { serveStoreWrites, writesThroughPrimary, writesThroughThread, type StoppableRepository } from './db/store-writer.js';
 import { createUserRepository } from './db/user.repository.js';
-import type { UserRepository } from './domain/user-repository.js';
 import { createUserService, type UserService } from './domain/user.service.js';
 import { createHandlers } from './handlers/index.js';
 import { createApp } from './http/app.js';
@@ -104,12 +103,31 @@ export async function prepareStore(config: Config, logger: Logger): Promise<{ cl
   return serveStoreWrites({ database: config.database, timeouts: config.storeTimeouts }, logger);
 }
 
-/** The repository of this process: with WORKERS on SQLite, a worker's writes go to the primary. */
-function userRepository(config: Config, database: Database): UserRepository & { stop(): void } {
+/** How the server runs beside its process's other parts. */
+export interface StartOptions {
+  /**
+   * Whether a server alone in its process on an SQLite file runs its writes in a writer thread of its own
+   * (main.ts: the service). A thread runs the built module (dist/server/db/writer-thread.js); a server started
+   * from the sources in a test's process commits on its event loop, as it does with tracing.
+   */
+  readonly writerThread?: boolean;
+}
+
+/**
+ * The repository of this process. On an SQLite file its writes go to the store's one writer: with WORKERS,
+ * the primary's writer thread; alone, a writer thread of its own, so that no commit's wait for the disk holds
+ * the event loop. Writes stay on the loop with tracing (each statement a span of its request), in memory (a
+ * thread cannot reach this connection's store) and in the sandbox (its reset writes through this connection).
+ */
+function userRepository(config: Config, database: Database, { tracing, logger, writerThread }: { tracing: Tracing; logger: Logger; writerThread: boolean }): StoppableRepository {
   const local = createUserRepository(database, { searchQueue: config.searchQueue, searchBudgetMs: config.searchBudgetMs });
-  if (config.database.kind !== 'sqlite' || !cluster.isWorker) return { ...local, stop: () => undefined };
-  // As long as a write of the worker's own may take (the statement timeout), and a second for the messages.
-  return writesThroughPrimary(local, config.storeTimeouts.statementMs + 1000);
+  const inProcess = { ...local, stop: async () => undefined };
+  if (config.database.kind !== 'sqlite') return inProcess;
+  // As long as a write of the writer's own may take (the statement timeout), and a second for the messages.
+  const timeoutMs = config.storeTimeouts.statementMs + 1000;
+  if (cluster.isWorker) return writesThroughPrimary(local, timeoutMs);
+  if (!writerThread || config.database.filename === ':memory:' || tracing.onQuery || config.sandbox) return inProcess;
+  return writesThroughThread(local, { database: config.database, timeouts: config.storeTimeouts }, logger, timeoutMs);
 }
 
 /** Waits for the open requests to end, cutting the connections that are still busy at the deadline. */
@@ -172,7 +190,7 @@ function exportFailures(logger: Logger, metrics: Metrics): (error: unknown) => v
 }
 
 /** Opens the store, wires the layers together and starts listening. */
-export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel), { writerThread = false }: StartOptions = {}): Promise<RunningServer> {
   const contract = loadContract({ sandbox: config.sandbox !== undefined });
   const { metrics, render: renderMetrics, stop: stopSharingMetrics } = createServerMetrics();
   const tracing = await createTracing(config.tracing, config.database.kind, exportFailures(logger, metrics));
@@ -180,8 +198,10 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const first = firstUsers(config, () => contract);
   const database = await openPreparedDatabase(config, logger, first, metrics, tracing);
   const limiters = await createLimiters(config, database.sharedCounters, { logger, metrics });
+  // Stopped if the start fails: a writer thread would keep the process alive.
+  let opened: StoppableRepository | undefined;
   try {
-    const repository = userRepository(config, database);
+    const repository = (opened = userRepository(config, database, { tracing, logger, writerThread }));
     const users = createUserService(repository, {
       idempotencyLockMs: config.idempotencyLockMs,
       keysPerClient: config.idempotencyKeysPerClient,
@@ -211,13 +231,14 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       await drain(http, timeouts.shutdownMs);
       connectionLimits.stop();
       await limiters.close();
-      repository.stop();
+      await repository.stop();
       await Promise.all([database.close(), tracing.shutdown()]);
       stopSharingMetrics();
     };
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     return { url: `http://${host}:${port}${config.basePath}`, port, database, logger, close };
   } catch (error) {
+    await opened?.stop();
     await limiters.close();
     stopSharingMetrics();
     await Promise.all([database.close(), tracing.shutdown()]);

@@ -13,6 +13,10 @@ import type { Logger } from '../logger.js';
 // thread (writer-thread.ts), whose group commit (group-commit.ts) carries the writes of every worker in one
 // commit. A thread, not the primary's own loop: that loop hands new connections to the workers, and a wait
 // for the lock (held by a backup, say) must not stop it.
+//
+// A single process on an SQLite file writes through a writer thread of its own the same way (writesThroughThread):
+// SQLite commits inside a synchronous call, so a commit on the event loop held every request, reads and
+// /healthz included, for as long as the disk took to sync (seconds on a stalled disk).
 
 /** The repository's operations that write, and `ping`, whose answer includes the writer's recent outages. */
 export const WRITES = ['create', 'replace', 'patch', 'delete', 'claimKey', 'takeOverKey', 'createWithKey', 'releaseKey', 'deleteExpiredKeys', 'ping'] as const;
@@ -68,9 +72,82 @@ const send = (to: ClusterWorker | NodeJS.Process, message: Message) => to.send?.
 
 /** How long after the writer thread stopped another is started; meanwhile writes fail at once (503). */
 const WRITER_RESTART_MS = 1000;
+/**
+ * How long a closing writer thread may take to close its store. One still stuck after it (in a disk's sync
+ * that does not return) is terminated and shutdown goes on, saying so: the process itself exits only once that
+ * sync returns, as no thread can be stopped inside a system call.
+ */
+const WRITER_CLOSE_MS = 5000;
 
-/** What the primary's writer thread is started with. */
+/** What a writer thread is started with. */
 export interface WriterSettings { readonly database: DatabaseConfig; readonly timeouts: StoreTimeouts }
+
+/** A writer thread: the store's one writer, restarted if it dies. */
+interface WriterThread {
+  /** Hands a write to the thread; its answer comes back through `answer`, a failure if the thread dies first. */
+  post(request: WriteRequest): void;
+  /** Lets the thread finish the writes it holds, closes its store and waits for it to exit (WRITER_CLOSE_MS at most). */
+  close(): Promise<void>;
+}
+
+const gone = (id: number): WriteAnswer => ({ id, failure: { kind: 'unavailable', code: 'WRITER_GONE' } });
+
+/**
+ * Runs writes in a writer thread (writer-thread.ts), restarted a second after it dies. Writes it held when it
+ * died, and writes posted while none runs, are answered at once as outages (503).
+ */
+function startWriterThread(settings: WriterSettings, logger: Logger, answer: (answer: WriteAnswer) => void): WriterThread {
+  /** Ids of the writes the running thread holds. */
+  const held = new Set<number>();
+  let closing = false;
+  const toThread = perTurn<WriteRequest>((requests) => {
+    if (!thread) return requests.forEach(({ id }) => answer(gone(id)));
+    for (const { id } of requests) held.add(id);
+    thread.postMessage(requests);
+  });
+  let thread: Thread | undefined = start();
+
+  function start(): Thread {
+    const started = new Thread(new URL('./writer-thread.js', import.meta.url), { workerData: settings });
+    started.on('message', (answers: WriteAnswer[]) => {
+      for (const reply of answers) {
+        held.delete(reply.id);
+        // Outages are the asker's to report (503, counted there); a bug is logged with its stack.
+        if (reply.failure?.kind === 'bug') logger.error({ err: reply.failure }, 'a write failed in the store writer');
+        answer(reply);
+      }
+    });
+    started.on('error', (error) => logger.error({ err: error }, 'the store writer thread failed'));
+    started.on('exit', () => {
+      thread = undefined;
+      const lost = [...held];
+      held.clear();
+      lost.forEach((id) => answer(gone(id)));
+      if (closing) return;
+      // A second later: a thread that cannot open the store must not be restarted in a tight loop.
+      logger.error({ restartInMs: WRITER_RESTART_MS }, 'the store writer thread stopped; starting another');
+      setTimeout(() => (thread ??= closing ? undefined : start()), WRITER_RESTART_MS);
+    });
+    return started;
+  }
+  return {
+    post: toThread,
+    async close() {
+      closing = true;
+      if (!thread) return;
+      const closed = thread;
+      const exited = new Promise((resolve) => closed.once('exit', resolve));
+      closed.postMessage('close');
+      let timer: NodeJS.Timeout | undefined;
+      const stuck = new Promise<'stuck'>((resolve) => (timer = setTimeout(() => resolve('stuck'), WRITER_CLOSE_MS)));
+      if ((await Promise.race([exited, stuck])) === 'stuck') {
+        logger.error({ waitedMs: WRITER_CLOSE_MS }, 'the store writer thread did not close its store in time; terminating it');
+        void closed.terminate();
+      }
+      clearTimeout(timer);
+    },
+  };
+}
 
 /**
  * In the cluster primary: runs every worker's writes in a writer thread, the store's one writer, restarted
@@ -89,77 +166,46 @@ export function serveStoreWrites(settings: WriterSettings, logger: Logger): { cl
     }
     for (const [worker, answers] of byWorker) send(worker, { type: 'user-records:store:written', answers });
   });
-  const toThread = perTurn<WriteRequest>((requests) => (thread ? thread.postMessage(requests) : requests.forEach(({ id }) => gone(id))));
   let next = 0;
-  let closing = false;
-  let thread: Thread | undefined = startThread();
-
-  function answer({ id, value, failure }: WriteAnswer): void {
+  const answer = ({ id, value, failure }: WriteAnswer): void => {
     const asker = asked.get(id);
     if (!asker) return;
     asked.delete(id);
-    // Outages are the asking worker's to report (503, counted there); a bug is logged with its stack.
-    if (failure?.kind === 'bug') logger.error({ err: failure }, 'a write failed in the store writer');
     toWorkers({ worker: asker.worker, reply: { id: asker.id, ...(failure ? { failure } : { value }) } });
-  }
-  const gone = (id: number) => answer({ id, failure: { kind: 'unavailable', code: 'WRITER_GONE' } });
-  function startThread(): Thread {
-    const started = new Thread(new URL('./writer-thread.js', import.meta.url), { workerData: settings });
-    started.on('message', (answers: WriteAnswer[]) => answers.forEach(answer));
-    started.on('error', (error) => logger.error({ err: error }, 'the store writer thread failed'));
-    started.on('exit', () => {
-      thread = undefined;
-      [...asked.keys()].forEach(gone);
-      if (closing) return;
-      // A second later: a thread that cannot open the store must not be restarted in a tight loop.
-      logger.error({ restartInMs: WRITER_RESTART_MS }, 'the store writer thread stopped; starting another');
-      setTimeout(() => (thread ??= closing ? undefined : startThread()), WRITER_RESTART_MS);
-    });
-    return started;
-  }
+  };
+  const writer = startWriterThread(settings, logger, answer);
   const onMessage = (worker: ClusterWorker, message: unknown) => {
     if (!isMessage(message) || message.type !== 'user-records:store:write') return;
     for (const { id: askedAs, operation, args } of message.requests) {
       const id = next++;
       asked.set(id, { worker, id: askedAs });
-      if ((WRITES as readonly string[]).includes(operation)) toThread({ id, operation, args });
+      if ((WRITES as readonly string[]).includes(operation)) writer.post({ id, operation, args });
       else answer({ id, failure: { kind: 'bug', message: `${operation} is not a write` } });
     }
   };
   cluster.on('message', onMessage);
   return {
     async close() {
-      closing = true;
       cluster.off('message', onMessage);
-      if (!thread) return;
-      const exited = new Promise((resolve) => thread!.once('exit', resolve));
-      thread.postMessage('close');
-      await exited;
+      await writer.close();
     },
   };
 }
 
-/**
- * In a cluster worker: `local` for reads, the primary for writes. A write the primary has not answered within
- * `timeoutMs` fails as an outage (503), as does every write in flight when the primary goes; like a query
- * timeout on PostgreSQL, such a write may still have been committed.
- */
-export function writesThroughPrimary(local: UserRepository, timeoutMs: number): UserRepository & { stop(): void } {
-  const pending = new Map<number, { settle: (answer: WriteAnswer) => void; timer: NodeJS.Timeout }>();
-  const toPrimary = perTurn<WriteRequest>((requests) => send(process, { type: 'user-records:store:write', requests }));
-  let next = 0;
-  const onMessage = (message: unknown) => {
-    if (isMessage(message) && message.type === 'user-records:store:written') for (const answer of message.answers) pending.get(answer.id)?.settle(answer);
-  };
-  const onDisconnect = () => {
-    for (const { settle } of pending.values()) settle({ id: -1, failure: { kind: 'unavailable', code: 'WRITER_GONE' } });
-  };
-  process.on('message', onMessage);
-  process.on('disconnect', onDisconnect);
+/** A repository, and the way to stop it (and the writer it writes through). */
+export type StoppableRepository = UserRepository & { stop(): Promise<void> };
 
+/**
+ * `local` for reads, `post` for writes, whose answers come to `settle`. A write not answered within
+ * `timeoutMs` fails as an outage (503); like a query timeout on PostgreSQL, such a write may still have been
+ * committed.
+ */
+function writesThrough(local: UserRepository, timeoutMs: number, post: (request: WriteRequest) => void, canPost: () => boolean) {
+  const pending = new Map<number, { settle: (answer: WriteAnswer) => void; timer: NodeJS.Timeout }>();
+  let next = 0;
   const call = (operation: WriteName, args: unknown[]) =>
     new Promise<unknown>((resolve, reject) => {
-      if (!process.connected) return reject(new StoreUnavailableError({ code: 'WRITER_GONE' }));
+      if (!canPost()) return reject(new StoreUnavailableError({ code: 'WRITER_GONE' }));
       const id = next++;
       const timer = setTimeout(() => {
         pending.delete(id);
@@ -174,21 +220,55 @@ export function writesThroughPrimary(local: UserRepository, timeoutMs: number): 
           else resolve(value);
         },
       });
-      toPrimary({ id, operation, args });
+      post({ id, operation, args });
     });
   const remote = Object.fromEntries(WRITES.map((operation) => [operation, (...args: unknown[]) => call(operation, args)])) as Pick<UserRepository, WriteName>;
-
-  return {
+  const repository: UserRepository = {
     ...local,
     ...remote,
-    // Ready when this worker can read and the writer can write.
+    // Ready when this process can read and the writer can write.
     async ping() {
       await local.ping();
       await call('ping', []);
     },
-    stop() {
+  };
+  return {
+    repository,
+    settle: (answer: WriteAnswer) => pending.get(answer.id)?.settle(answer),
+    failAll: () => [...pending.keys()].forEach((id) => pending.get(id)?.settle(gone(id))),
+  };
+}
+
+/**
+ * In a cluster worker: `local` for reads, the primary for writes. A write the primary has not answered within
+ * `timeoutMs` fails as an outage (503), as does every write in flight when the primary goes.
+ */
+export function writesThroughPrimary(local: UserRepository, timeoutMs: number): StoppableRepository {
+  const toPrimary = perTurn<WriteRequest>((requests) => send(process, { type: 'user-records:store:write', requests }));
+  const { repository, settle, failAll } = writesThrough(local, timeoutMs, toPrimary, () => process.connected);
+  const onMessage = (message: unknown) => {
+    if (isMessage(message) && message.type === 'user-records:store:written') message.answers.forEach(settle);
+  };
+  process.on('message', onMessage);
+  process.on('disconnect', failAll);
+  return {
+    ...repository,
+    async stop() {
       process.off('message', onMessage);
-      process.off('disconnect', onDisconnect);
+      process.off('disconnect', failAll);
     },
   };
+}
+
+/**
+ * In a single server process on an SQLite file: `local` for reads, a writer thread of this process for
+ * writes, so that a commit's wait for the disk (an fsync of a slow or stalled disk: 50 ms to seconds) holds
+ * no request but the writes waiting for it. Reads and /healthz go on, as with WORKERS.
+ */
+export function writesThroughThread(local: UserRepository, settings: WriterSettings, logger: Logger, timeoutMs: number): StoppableRepository {
+  // Started before any write is asked.
+  let writer: WriterThread | undefined;
+  const { repository, settle } = writesThrough(local, timeoutMs, (request) => writer!.post(request), () => true);
+  writer = startWriterThread(settings, logger, settle);
+  return { ...repository, stop: () => writer!.close() };
 }

@@ -3,7 +3,8 @@ import { openDatabase } from './database.js';
 import { failureOf, perTurn, type WriteAnswer, type WriteRequest, type WriterSettings } from './store-writer.js';
 import { createUserRepository } from './user.repository.js';
 
-// The cluster primary's writer thread: the SQLite store's one writer for every worker (store-writer.ts).
+// The SQLite store's writer thread: its one writer, for every worker of the cluster primary that starts it, or
+// for the single server process that does (store-writer.ts).
 
 type Operation = (...args: unknown[]) => Promise<unknown>;
 
