@@ -14,14 +14,15 @@ const database = await openDatabase(config, { timeouts });
 const repository = createUserRepository(database);
 
 // The answers of one group commit settle in the same turn, and go back in one message.
-const answer = perTurn<WriteAnswer>((answers) => port.postMessage(answers));
+const answer = perTurn<WriteAnswer>((answers) => port.postMessage(JSON.stringify(answers)));
 
-port.on('message', (requests: WriteRequest[] | 'close') => {
-  if (requests === 'close') {
+// JSON text of a batch of writes (store-writer.ts), or 'close'.
+port.on('message', (message: string) => {
+  if (message === 'close') {
     void database.close().finally(() => port.close());
     return;
   }
-  for (const { id, operation, args } of requests) {
+  for (const { id, operation, args } of JSON.parse(message) as WriteRequest[]) {
     (repository[operation] as Operation).apply(repository, args).then(
       (value) => answer({ id, value }),
       (error: unknown) => answer({ id, failure: failureOf(error) }),
