@@ -123,11 +123,9 @@ function userRepository(config: Config, database: Database, { tracing, logger, w
   const local = createUserRepository(database, { searchQueue: config.searchQueue, searchBudgetMs: config.searchBudgetMs });
   const inProcess = { ...local, stop: async () => undefined };
   if (config.database.kind !== 'sqlite') return inProcess;
-  // As long as a write of the writer's own may take (the statement timeout), and a second for the messages.
-  const timeoutMs = config.storeTimeouts.statementMs + 1000;
-  if (cluster.isWorker) return writesThroughPrimary(local, timeoutMs);
+  if (cluster.isWorker) return writesThroughPrimary(local, config.storeTimeouts.statementMs);
   if (!writerThread || config.database.filename === ':memory:' || tracing.onQuery || config.sandbox) return inProcess;
-  return writesThroughThread(local, { database: config.database, timeouts: config.storeTimeouts }, logger, timeoutMs);
+  return writesThroughThread(local, { database: config.database, timeouts: config.storeTimeouts }, logger);
 }
 
 /** Waits for the open requests to end, cutting the connections that are still busy at the deadline. */

@@ -30,7 +30,16 @@ void everyWriteRouted;
 export type Failure = { kind: 'unavailable'; code: string } | { kind: 'key-in-flight' } | { kind: 'bug'; message: string; stack?: string };
 
 /** A write to run, and its answer. */
-export interface WriteRequest { readonly id: number; readonly operation: WriteName; readonly args: unknown[] }
+export interface WriteRequest {
+  readonly id: number;
+  readonly operation: WriteName;
+  readonly args: unknown[];
+  /**
+   * Date.now() past which the writer must not begin it: its asker has given up (or is about to). A write that
+   * waited that long to reach the writer (behind a sync that hung, say) is refused, never begun.
+   */
+  readonly beginBy: number;
+}
 export interface WriteAnswer { readonly id: number; readonly value?: unknown; readonly failure?: Failure }
 
 /** Writes and answers travel in batches: those of one turn of the event loop share one message. */
@@ -112,12 +121,16 @@ function startWriterThread(settings: WriterSettings, logger: Logger, answer: (an
   function start(): Thread {
     const started = new Thread(new URL('./writer-thread.js', import.meta.url), { workerData: settings });
     started.on('message', (answers: string) => {
+      let late = 0;
       for (const reply of JSON.parse(answers) as WriteAnswer[]) {
         held.delete(reply.id);
         // Outages are the asker's to report (503, counted there); a bug is logged with its stack.
         if (reply.failure?.kind === 'bug') logger.error({ err: reply.failure }, 'a write failed in the store writer');
+        if (reply.failure?.kind === 'unavailable' && reply.failure.code === 'WRITER_BACKLOG') late++;
         answer(reply);
       }
+      // Their askers mostly answered 503 WRITER_TIMEOUT already, an outcome unknown to them: this says what it was.
+      if (late > 0) logger.warn({ writes: late }, 'refused writes that reached the store writer after their statement timeout; none of them was made');
     });
     started.on('error', (error) => logger.error({ err: error }, 'the store writer thread failed'));
     started.on('exit', () => {
@@ -178,10 +191,10 @@ export function serveStoreWrites(settings: WriterSettings, logger: Logger): { cl
   const writer = startWriterThread(settings, logger, answer);
   const onMessage = (worker: ClusterWorker, message: unknown) => {
     if (!isMessage(message) || message.type !== 'user-records:store:write') return;
-    for (const { id: askedAs, operation, args } of message.requests) {
+    for (const { id: askedAs, operation, args, beginBy } of message.requests) {
       const id = next++;
       asked.set(id, { worker, id: askedAs });
-      if ((WRITES as readonly string[]).includes(operation)) writer.post({ id, operation, args });
+      if ((WRITES as readonly string[]).includes(operation)) writer.post({ id, operation, args, beginBy });
       else answer({ id, failure: { kind: 'bug', message: `${operation} is not a write` } });
     }
   };
@@ -197,12 +210,16 @@ export function serveStoreWrites(settings: WriterSettings, logger: Logger): { cl
 /** A repository, and the way to stop it (and the writer it writes through). */
 export type StoppableRepository = UserRepository & { stop(): Promise<void> };
 
+/** How much longer than a write may wait to be begun (the statement timeout) its asker waits for the answer. */
+const ANSWER_MARGIN_MS = 1000;
+
 /**
- * `local` for reads, `post` for writes, whose answers come to `settle`. A write not answered within
- * `timeoutMs` fails as an outage (503); like a query timeout on PostgreSQL, such a write may still have been
- * committed.
+ * `local` for reads, `post` for writes, whose answers come to `settle`. A write the writer has not begun
+ * within `statementMs` is refused and never begun (503); one not answered within a second more fails as an
+ * outage (503) too, and like a query timeout on PostgreSQL, it may still be committed (its commit was under way).
  */
-function writesThrough(local: UserRepository, timeoutMs: number, post: (request: WriteRequest) => void, canPost: () => boolean) {
+function writesThrough(local: UserRepository, statementMs: number, post: (request: WriteRequest) => void, canPost: () => boolean) {
+  const timeoutMs = statementMs + ANSWER_MARGIN_MS;
   // In the order asked, and so of their deadlines (every write has the same timeout): one timer, for the first.
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void; deadline: number }>();
   let next = 0;
@@ -225,7 +242,7 @@ function writesThrough(local: UserRepository, timeoutMs: number, post: (request:
       const id = next++;
       pending.set(id, { resolve, reject, deadline: performance.now() + timeoutMs });
       timer ??= setTimeout(expire, timeoutMs);
-      post({ id, operation, args });
+      post({ id, operation, args, beginBy: Date.now() + statementMs });
     });
   const settle = ({ id, value, failure }: WriteAnswer) => {
     const write = pending.get(id);
@@ -248,12 +265,12 @@ function writesThrough(local: UserRepository, timeoutMs: number, post: (request:
 }
 
 /**
- * In a cluster worker: `local` for reads, the primary for writes. A write the primary has not answered within
- * `timeoutMs` fails as an outage (503), as does every write in flight when the primary goes.
+ * In a cluster worker: `local` for reads, the primary for writes, within `statementMs` as above. Every write in
+ * flight when the primary goes fails as an outage (503).
  */
-export function writesThroughPrimary(local: UserRepository, timeoutMs: number): StoppableRepository {
+export function writesThroughPrimary(local: UserRepository, statementMs: number): StoppableRepository {
   const toPrimary = perTurn<WriteRequest>((requests) => send(process, { type: 'user-records:store:write', requests }));
-  const { repository, settle, failAll } = writesThrough(local, timeoutMs, toPrimary, () => process.connected);
+  const { repository, settle, failAll } = writesThrough(local, statementMs, toPrimary, () => process.connected);
   const onMessage = (message: unknown) => {
     if (isMessage(message) && message.type === 'user-records:store:written') message.answers.forEach(settle);
   };
@@ -273,10 +290,10 @@ export function writesThroughPrimary(local: UserRepository, timeoutMs: number): 
  * writes, so that a commit's wait for the disk (an fsync of a slow or stalled disk: 50 ms to seconds) holds
  * no request but the writes waiting for it. Reads and /healthz go on, as with WORKERS.
  */
-export function writesThroughThread(local: UserRepository, settings: WriterSettings, logger: Logger, timeoutMs: number): StoppableRepository {
+export function writesThroughThread(local: UserRepository, settings: WriterSettings, logger: Logger): StoppableRepository {
   // Started before any write is asked.
   let writer: WriterThread | undefined;
-  const { repository, settle } = writesThrough(local, timeoutMs, (request) => writer!.post(request), () => true);
+  const { repository, settle } = writesThrough(local, settings.timeouts.statementMs, (request) => writer!.post(request), () => true);
   writer = startWriterThread(settings, logger, settle);
   return { ...repository, stop: () => writer!.close() };
 }

@@ -22,7 +22,13 @@ port.on('message', (message: string) => {
     void database.close().finally(() => port.close());
     return;
   }
-  for (const { id, operation, args } of JSON.parse(message) as WriteRequest[]) {
+  const now = Date.now();
+  for (const { id, operation, args, beginBy } of JSON.parse(message) as WriteRequest[]) {
+    // Its asker has given up: it waited to get here (behind a sync that hung, say) as long as it may wait to begin.
+    if (now > beginBy) {
+      answer({ id, failure: { kind: 'unavailable', code: 'WRITER_BACKLOG' } });
+      continue;
+    }
     (repository[operation] as Operation).apply(repository, args).then(
       (value) => answer({ id, value }),
       (error: unknown) => answer({ id, failure: failureOf(error) }),

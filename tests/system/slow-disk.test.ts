@@ -1,3 +1,4 @@
+import SqliteDatabase from 'better-sqlite3';
 import { buildUserInput } from '../support/builders.js';
 import { STALL_BOUND_MS, startProbe } from '../support/liveness-probe.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
@@ -26,12 +27,22 @@ afterEach(async () => {
   await store.drop();
 });
 
-const create = async (url: string) => {
+const create = async (url: string, input = buildUserInput()) => {
   const started = performance.now();
-  const response = await fetch(`${url}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
+  const response = await fetch(`${url}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
   const { type } = (await response.json()) as { type?: string };
   return { status: response.status, type, ms: performance.now() - started };
 };
+
+/** The addresses of the users the store holds, read from its file. */
+function storedEmails(file: string): Set<string> {
+  const reader = new SqliteDatabase(file, { readonly: true });
+  try {
+    return new Set((reader.prepare('SELECT email FROM users').all() as Array<{ email: string }>).map((row) => row.email));
+  } finally {
+    reader.close();
+  }
+}
 
 runs([['1'], ['2']])(
   'WORKERS=%s: while every sync of the disk takes 2.5 s, /healthz and reads are answered; writes wait, or fail within their timeout, and succeed once the disk is fast again',
@@ -64,7 +75,7 @@ runs([['1'], ['2']])(
       // The operator sees each refusal: one line with the store's code.
       const outages = server.output().split('\n').filter((line) => line.includes('"msg":"store unavailable"'));
       expect(outages.length).toBe(refused.length);
-      for (const line of outages) expect(line).toMatch(/"code":"(WRITE_LOCK_TIMEOUT|WRITER_TIMEOUT)"/);
+      for (const line of outages) expect(line).toMatch(/"code":"(WRITE_LOCK_TIMEOUT|WRITER_BACKLOG|WRITER_TIMEOUT)"/);
       expect(Math.max(...answered.map(({ ms }) => ms))).toBeLessThan(STATEMENT_TIMEOUT_MS + 1000 + SYNC_DELAY_MS + STALL_BOUND_MS);
     } finally {
       await disk.lift();
@@ -96,6 +107,35 @@ runs([['1']])(
     }
     expect(await running.exited).toBe(0);
     server = undefined;
+  },
+  60_000,
+);
+
+runs([['1'], ['2']])(
+  'WORKERS=%s: writes that waited behind a hung sync for longer than the statement timeout are refused when they reach the writer, never made',
+  async (workers) => {
+    server = await startServerProcess(store, { WORKERS: workers, DATABASE_STATEMENT_TIMEOUT_MS: '1000', LOG_LEVEL: 'info' });
+    const running = server;
+    const disk = await slowSyncs(running.pid, 120_000);
+    const late = Array.from({ length: 5 }, () => buildUserInput());
+    const first = create(running.url);
+    try {
+      await until(() => syncHeld(running.pid), 10_000);
+      expect(syncHeld(running.pid)).toBe(true);
+      // These wait for the writer, whose thread is held in the first write's sync: their askers give up.
+      expect((await Promise.all(late.map((input) => create(running.url, input)))).map(({ status }) => status)).toEqual(Array(5).fill(503));
+    } finally {
+      await disk.lift();
+    }
+    // The first write's commit was under way: it is made (its asker was told 503 WRITER_TIMEOUT: unknown).
+    expect(await first).toMatchObject({ status: 503 });
+    // Written after the late ones reached the writer, in order: once it is answered, they were dealt with.
+    expect((await create(running.url)).status).toBe(201);
+    const stored = storedEmails(store.sqliteFile!);
+    expect(late.filter(({ email }) => stored.has(email))).toEqual([]);
+    // The operator learns what became of them.
+    const refusals = running.output().split('\n').filter((line) => line.includes('"msg":"refused writes that reached the store writer after their statement timeout; none of them was made"'));
+    expect(refusals.reduce((sum, line) => sum + (JSON.parse(line) as { writes: number }).writes, 0)).toBe(5);
   },
   60_000,
 );
