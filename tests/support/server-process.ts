@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { testEnv } from './test-server.js';
-import type { TestStore } from './test-store.js';
+import { createTestStore, type TestStore } from './test-store.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = fileURLToPath(new URL('../../dist/server/main.js', import.meta.url));
@@ -130,3 +130,41 @@ export function childrenOf(pid: number): number[] {
 
 /** A process and every process under it. */
 export const processTree = (pid: number): number[] => [pid, ...childrenOf(pid).flatMap(processTree)];
+
+/**
+ * For a suite whose every test runs the built server over an SQLite store of its own: a new store before each
+ * test; after it, the server it started through `start` stopped (unless it is gone already) and the store dropped.
+ */
+export function serverOnNewSqliteStore(): {
+  readonly store: TestStore;
+  /** Starts the server (on the test's store, or on `on`), stopping the one started before. */
+  start(env?: Record<string, string>, on?: TestStore): Promise<ServerProcess>;
+  /** Stops the server started last, if it still runs. */
+  stop(): Promise<void>;
+} {
+  let store: TestStore | undefined;
+  let server: ServerProcess | undefined;
+  const stop = async () => {
+    const running = server;
+    server = undefined;
+    await running?.stop();
+  };
+  beforeEach(async () => {
+    store = await createTestStore('sqlite');
+  });
+  afterEach(async () => {
+    await stop();
+    await store?.drop();
+  });
+  return {
+    get store() {
+      return store!;
+    },
+    async start(env = {}, on = store!) {
+      await stop();
+      server = await startServerProcess(on, env);
+      return server;
+    },
+    stop,
+  };
+}

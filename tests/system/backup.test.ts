@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import { buildUserInput } from '../support/builders.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { serverOnNewSqliteStore, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { createTestStore, postgresQuery, postgresSuperuserAvailable, type TestStore } from '../support/test-store.js';
 
 // Backups taken while the service writes, and restored: every write acknowledged before the backup began is in
@@ -45,20 +45,11 @@ function steadyWrites(server: ServerProcess) {
 }
 
 describe('SQLite: npm run backup while the service writes, npm run restore', () => {
-  let store: TestStore;
-  let server: ServerProcess | undefined;
-  beforeEach(async () => {
-    store = await createTestStore('sqlite');
-  });
-  afterEach(async () => {
-    await server?.stop();
-    server = undefined;
-    await store.drop();
-  });
+  const each = serverOnNewSqliteStore();
 
   test('the backup holds every write acknowledged before it began, and a store restored from it serves them', async () => {
-    server = await startServerProcess(store);
-    const writes = steadyWrites(server);
+    const { store } = each;
+    const writes = steadyWrites(await each.start());
     await writes.atLeast(20);
     const before = [...writes.acknowledged];
     const backup = join(dirname(store.sqliteFile!), 'backup.sqlite');
@@ -78,13 +69,12 @@ describe('SQLite: npm run backup while the service writes, npm run restore', () 
     expect(summary.users).toBe(inBackup.size);
 
     // Restore into a new store, with the service stopped, and serve from it.
-    await server.stop();
-    server = undefined;
+    await each.stop();
     const restoredFile = join(dirname(store.sqliteFile!), 'restored.sqlite');
     const restored = await command('npm', ['run', '--silent', 'restore', '--', backup], { DATABASE_URL: `sqlite:${restoredFile}` });
     expect(restored).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(restored.stdout)).toMatchObject({ restored: backup, users: summary.users });
-    server = await startServerProcess({ ...store, url: `sqlite:${restoredFile}` });
+    const server = await each.start({}, { ...store, url: `sqlite:${restoredFile}` });
     for (const id of before) expect((await fetch(`${server.url}/users/${id}`)).status).toBe(200);
   }, 60_000);
 
@@ -93,6 +83,7 @@ describe('SQLite: npm run backup while the service writes, npm run restore', () 
     ['no file named', async () => ({ args: ['backup'], prepare: () => undefined }), /^Could not back up: name the backup file: npm run backup -- <file>$/],
     ['a file that is not a store', async (dir: string) => ({ args: ['restore', join(dir, 'notes.txt')], prepare: () => writeFileSync(join(dir, 'notes.txt'), 'not a database') }), /^Could not restore: .*notes\.txt (cannot be read as a store|fails SQLite's integrity check|cannot be opened).*$/],
   ])('refuses %s in one line, and exits 1', async (_name, setup, line) => {
+    const { store } = each;
     const dir = dirname(store.sqliteFile!);
     const { args, prepare } = await setup(dir);
     prepare();

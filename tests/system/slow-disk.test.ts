@@ -1,10 +1,9 @@
 import SqliteDatabase from 'better-sqlite3';
 import { buildUserInput } from '../support/builders.js';
 import { STALL_BOUND_MS, startProbe } from '../support/liveness-probe.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { serverOnNewSqliteStore } from '../support/server-process.js';
 import { until } from '../support/raw-connections.js';
 import { slowSyncs, straceAvailable, syncHeld } from '../support/slow-disk.js';
-import { createTestStore, type TestStore } from '../support/test-store.js';
 
 // SQLite commits inside a synchronous call, which waits for the disk's sync: on a disk that stalls, a commit
 // made on the event loop held every request of the process (reads, /healthz) for as long as the sync took.
@@ -16,16 +15,7 @@ const STATEMENT_TIMEOUT_MS = 5000;
 
 const runs = straceAvailable() ? test.each : test.skip.each;
 
-let store: TestStore;
-let server: ServerProcess | undefined;
-beforeEach(async () => {
-  store = await createTestStore('sqlite');
-});
-afterEach(async () => {
-  await server?.stop();
-  server = undefined;
-  await store.drop();
-});
+const each = serverOnNewSqliteStore();
 
 const create = async (url: string, input = buildUserInput()) => {
   const started = performance.now();
@@ -47,7 +37,7 @@ function storedEmails(file: string): Set<string> {
 runs([['1'], ['2']])(
   'WORKERS=%s: while every sync of the disk takes 2.5 s, /healthz and reads are answered; writes wait, or fail within their timeout, and succeed once the disk is fast again',
   async (workers) => {
-    server = await startServerProcess(store, { WORKERS: workers, DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS), LOG_LEVEL: 'info' });
+    const server = await each.start({ WORKERS: workers, DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS), LOG_LEVEL: 'info' });
     const { url } = server;
     const disk = await slowSyncs(server.pid, SYNC_DELAY_MS);
     try {
@@ -88,8 +78,7 @@ runs([['1'], ['2']])(
 runs([['1']])(
   'WORKERS=%s: a shutdown while a sync hangs answers the write waiting for it, says why it waits, and ends once the disk answers',
   async (workers) => {
-    server = await startServerProcess(store, { WORKERS: workers, DATABASE_STATEMENT_TIMEOUT_MS: '1000', LOG_LEVEL: 'info' });
-    const running = server;
+    const running = await each.start({ WORKERS: workers, DATABASE_STATEMENT_TIMEOUT_MS: '1000', LOG_LEVEL: 'info' });
     const disk = await slowSyncs(running.pid, 120_000);
     try {
       const write = create(running.url);
@@ -106,7 +95,6 @@ runs([['1']])(
       await disk.lift();
     }
     expect(await running.exited).toBe(0);
-    server = undefined;
   },
   60_000,
 );
@@ -114,8 +102,7 @@ runs([['1']])(
 runs([['1'], ['2']])(
   'WORKERS=%s: writes that waited behind a hung sync for longer than the statement timeout are refused when they reach the writer, never made',
   async (workers) => {
-    server = await startServerProcess(store, { WORKERS: workers, DATABASE_STATEMENT_TIMEOUT_MS: '1000', LOG_LEVEL: 'info' });
-    const running = server;
+    const running = await each.start({ WORKERS: workers, DATABASE_STATEMENT_TIMEOUT_MS: '1000', LOG_LEVEL: 'info' });
     const disk = await slowSyncs(running.pid, 120_000);
     const late = Array.from({ length: 5 }, () => buildUserInput());
     const first = create(running.url);
@@ -131,7 +118,7 @@ runs([['1'], ['2']])(
     expect(await first).toMatchObject({ status: 503 });
     // Written after the late ones reached the writer, in order: once it is answered, they were dealt with.
     expect((await create(running.url)).status).toBe(201);
-    const stored = storedEmails(store.sqliteFile!);
+    const stored = storedEmails(each.store.sqliteFile!);
     expect(late.filter(({ email }) => stored.has(email))).toEqual([]);
     // The operator learns what became of them.
     const refusals = running.output().split('\n').filter((line) => line.includes('"msg":"refused writes that reached the store writer after their statement timeout; none of them was made"'));

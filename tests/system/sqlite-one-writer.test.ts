@@ -1,31 +1,20 @@
 import SqliteDatabase from 'better-sqlite3';
 import { buildUserInput } from '../support/builders.js';
 import { STALL_BOUND_MS, startProbe } from '../support/liveness-probe.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { createTestStore, type TestStore } from '../support/test-store.js';
+import { serverOnNewSqliteStore } from '../support/server-process.js';
 
 // With WORKERS on SQLite, the primary is the store's only writer: workers never wait for SQLite's write lock,
 // whose busy wait holds a process's event loop until the lock is free.
 
 const HOLD_MS = 3000;
 
-let store: TestStore;
-let server: ServerProcess | undefined;
-beforeEach(async () => {
-  store = await createTestStore('sqlite');
-});
-afterEach(async () => {
-  await server?.stop();
-  server = undefined;
-  await store.drop();
-});
+const each = serverOnNewSqliteStore();
 
 const create = (url: string) =>
   fetch(`${url}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
 
 test('what one worker writes (a create, a patch), every worker reads at once', async () => {
-  server = await startServerProcess(store, { WORKERS: '3' });
-  const url = server.url;
+  const { url } = await each.start({ WORKERS: '3' });
   for (let i = 0; i < 12; i++) {
     const created = await create(url);
     expect(created.status).toBe(201);
@@ -42,9 +31,8 @@ test('what one worker writes (a create, a patch), every worker reads at once', a
 });
 
 test.each([['1'], ['2']])('WORKERS=%s: a write lock held by another process holds no event loop: health checks and reads are answered meanwhile', async (workers) => {
-  server = await startServerProcess(store, { WORKERS: workers, DATABASE_STATEMENT_TIMEOUT_MS: '8000' });
-  const url = server.url;
-  const other = new SqliteDatabase(store.sqliteFile!);
+  const { url } = await each.start({ WORKERS: workers, DATABASE_STATEMENT_TIMEOUT_MS: '8000' });
+  const other = new SqliteDatabase(each.store.sqliteFile!);
   other.exec('BEGIN IMMEDIATE');
   const health = startProbe(`${url}/healthz`);
   const reads = startProbe(`${url}/users/1`);
@@ -62,9 +50,8 @@ test.each([['1'], ['2']])('WORKERS=%s: a write lock held by another process hold
 }, 30_000);
 
 test.each([['1'], ['2']])('WORKERS=%s: a write answered 503 while the lock is held was not made, and is not made later', async (workers) => {
-  server = await startServerProcess(store, { WORKERS: workers, DATABASE_STATEMENT_TIMEOUT_MS: '1000' });
-  const url = server.url;
-  const other = new SqliteDatabase(store.sqliteFile!);
+  const { url } = await each.start({ WORKERS: workers, DATABASE_STATEMENT_TIMEOUT_MS: '1000' });
+  const other = new SqliteDatabase(each.store.sqliteFile!);
   other.exec('BEGIN IMMEDIATE');
   // Creates keep arriving while the lock is held for longer than a statement may wait, and after.
   const sent: Array<Promise<{ email: string; status: number }>> = [];
@@ -79,7 +66,7 @@ test.each([['1'], ['2']])('WORKERS=%s: a write answered 503 while the lock is he
   const answers = await Promise.all(sent);
   // A moment for any write that was still queued to be committed (as they were before).
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  const reader = new SqliteDatabase(store.sqliteFile!, { readonly: true });
+  const reader = new SqliteDatabase(each.store.sqliteFile!, { readonly: true });
   const stored = new Set((reader.prepare('SELECT email FROM users').all() as Array<{ email: string }>).map((row) => row.email));
   reader.close();
   const refused = answers.filter((answer) => answer.status === 503);
