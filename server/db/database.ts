@@ -132,6 +132,8 @@ export interface OpenOptions {
   readonly timeouts?: StoreTimeouts;
   readonly onConnectionFault?: ConnectionFault;
   readonly onQuery?: (event: QueryEvent) => void;
+  /** Opened to write alone (a writer thread): no reader (Database.readNow), whose connection it would never use. */
+  readonly writesOnly?: boolean;
 }
 
 /** Kysely's log hook, called as each query ends (in the async context of the request that ran it). */
@@ -594,8 +596,8 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     await support.checkRoom();
   };
   const { sharedCounters, searchConnections } = support;
-  // Traced queries go through Kysely, whose log makes their spans.
-  const reader = options.onQuery ? undefined : support.reader();
+  // Traced queries go through Kysely, whose log makes their spans; a writer thread reads through no reader.
+  const reader = options.onQuery || options.writesOnly ? undefined : support.reader();
   const close = async () => {
     reader?.close();
     await db.destroy();

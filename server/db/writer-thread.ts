@@ -10,7 +10,8 @@ type Operation = (...args: unknown[]) => Promise<unknown>;
 
 const port = parentPort!;
 const { database: config, timeouts } = workerData as WriterSettings;
-const database = await openDatabase(config, { timeouts });
+// Started once the process (or the cluster primary) has migrated the store: it checks the schema, never changes it.
+const database = await openDatabase(config, { timeouts, migrations: 'check', writesOnly: true });
 const repository = createUserRepository(database);
 
 // The answers of one group commit settle in the same turn, and go back in one message.
