@@ -350,7 +350,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         total += Number(n ?? 0);
         // Common text is found soon: counting stops where its count reaches as far as a search counts.
         if (total > SEARCH_COUNT_REACH) return searchTally(total);
-        if (budget.spent >= budget.ms) return { total, exact: false };
+        if (budget.spent >= budget.ms) return { total, exact: false, stoppedShort: true };
         after = Number(last);
       }
     },

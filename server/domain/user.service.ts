@@ -143,12 +143,22 @@ export function createUserService(repository: UserRepository, options: UserServi
       // One more than the page holds says whether another follows. The common page (all users, by id) comes
       // with its total from one statement; others count their matches apart.
       const offset = (page - 1) * perPage;
-      const { users, stoppedAt, total, exact } =
+      const { users, stoppedAt, total, exact, stoppedShort } =
         unfiltered(filter) && byIdOnly(order)
-          ? { ...(await repository.listSlice(offset, perPage + 1)), exact: true }
+          ? { ...(await repository.listSlice(offset, perPage + 1)), exact: true, stoppedShort: undefined }
           : { ...(await repository.listAt(filter, order, offset, perPage + 1)), ...(await repository.count(filter)) };
       const more = users.length > perPage || stoppedAt !== undefined;
-      return { users: users.slice(0, perPage), more, ...(stoppedAt && { stoppedAt }), page, perPage, total, exact, totalPages: Math.ceil(total / perPage) };
+      return {
+        users: users.slice(0, perPage),
+        more,
+        ...(stoppedAt && { stoppedAt }),
+        page,
+        perPage,
+        total,
+        exact,
+        ...(stoppedShort && { stoppedShort }),
+        totalPages: Math.ceil(total / perPage),
+      };
     },
     async listFrom(filter, order, position, limit) {
       const { users, stoppedAt } = await repository.listFrom(filter, order, position, limit + 1);

@@ -45,6 +45,11 @@ export type ListedUser = Pick<User, 'id'> & UserFields;
 export interface Tally {
   readonly total: number;
   readonly exact: boolean;
+  /**
+   * Set when a search stopped counting because its store time ran out (not at SEARCH_COUNT_REACH): the
+   * count depends on how fast the store was, and another may find more.
+   */
+  readonly stoppedShort?: true;
 }
 
 /** A whole list: how many users it holds, and the users, read as they are sent. */

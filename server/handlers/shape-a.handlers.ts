@@ -6,6 +6,7 @@ import { encodeCursor } from './cursors.js';
 import { besideOf, linkHeader, listLink, moreAfter, readListQuery, totalHeaders } from './list-pages.js';
 import { createUserOnce } from './idempotent-create.js';
 import { etagOf, holdsCurrent, versionCondition } from './preconditions.js';
+import { timeBound } from './time-bound.js';
 import { fromDemoUserInput, fromDemoUserPatch, toDemoUser, toDemoUserCreated, toDemoUserPage, toDemoUserPatched, toDemoUserReplaced } from './shape-a.mapper.js';
 
 /** Shape A's names of the fields a list sorts by. */
@@ -30,13 +31,13 @@ export function createShapeAHandlers({ users, basePath }: HandlerDeps): ShapeAHa
         page = await users.listPage(filter, order, number, perPage);
       } else {
         // A page a link named: found by key, and numbered as the link says.
-        const { total, exact } = await users.count(filter);
+        const { total, exact, stoppedShort } = await users.count(filter);
         const totalPages = Math.ceil(total / perPage);
         const onLastPage = Math.min(Math.max(total - (number - 1) * perPage, 1), perPage);
         const limit = 'before' in position && position.before === 'end' && exact ? onLastPage : perPage;
         const { users: found, more, stoppedAt } = await users.listFrom(filter, order, position, limit);
         precedes = 'before' in position && (more || stoppedAt !== undefined);
-        page = { users: found, more: moreAfter(position, more), ...(stoppedAt && { stoppedAt }), page: number, perPage, total, exact, totalPages };
+        page = { users: found, more: moreAfter(position, more), ...(stoppedAt && { stoppedAt }), page: number, perPage, total, exact, ...(stoppedShort && { stoppedShort }), totalPages };
       }
       const link = (to: number, at?: ListPosition) =>
         listLink(`${basePath}/api/users`, { page: to, per_page: perPage, q: query.q, email: query.email, sort: query.sort, cursor: at && encodeCursor(order, at) });
@@ -66,7 +67,7 @@ export function createShapeAHandlers({ users, basePath }: HandlerDeps): ShapeAHa
         // A count that is not exact stops short of the end, which reading backwards from it always reaches.
         ['last', page.totalPages <= 1 && page.exact ? link(1) : link(Math.max(page.totalPages, 1), { before: 'end' })],
       ])!;
-      return { status: 200, body: toDemoUserPage(page), headers: { ...totalHeaders(page), Link } };
+      return timeBound({ status: 200 as const, body: toDemoUserPage(page), headers: { ...totalHeaders(page), Link } }, page.stoppedAt !== undefined || page.stoppedShort === true);
     },
     async getDemoUser({ path, header }) {
       const user = await users.get(path.id);

@@ -7,6 +7,7 @@ import { besideOf, linkHeader, listLink, moreAfter, readListQuery, totalHeaders 
 import { createUserOnce } from './idempotent-create.js';
 import { etagOf, holdsCurrent, versionCondition } from './preconditions.js';
 import { fromLocalUserInput, fromLocalUserPatch, toLocalUser } from './shape-b.mapper.js';
+import { timeBound } from './time-bound.js';
 
 type ShapeBHandlers = Pick<UserRecordsHandlers, 'listUsers' | 'getUser' | 'createUser' | 'replaceUser' | 'patchUser' | 'deleteUser'>;
 
@@ -23,7 +24,7 @@ export function createShapeBHandlers({ users, basePath }: HandlerDeps): ShapeBHa
       if (query.limit === undefined) {
         if (position !== undefined) throw new InvalidParameterError('cursor', 'needs limit: a cursor continues a list read a page at a time');
         const list = await users.list(filter, order);
-        return { status: 200, body: mapUsers(list.users, toLocalUser), headers: totalHeaders(list) };
+        return timeBound({ status: 200, body: mapUsers(list.users, toLocalUser), headers: totalHeaders(list) }, list.stoppedShort === true);
       }
       const found = await users.listFrom(filter, order, position, query.limit);
       const tally = await users.count(filter);
@@ -31,7 +32,8 @@ export function createShapeBHandlers({ users, basePath }: HandlerDeps): ShapeBHa
       const Link = linkHeader([
         ['next', next && listLink(`${basePath}/users`, { q: query.q, email: query.email, sort: query.sort, limit: query.limit, cursor: encodeCursor(order, next) })],
       ]);
-      return { status: 200, body: found.users.map(toLocalUser), headers: { ...totalHeaders(tally), ...(Link ? { Link } : {}) } };
+      const reply = { status: 200 as const, body: found.users.map(toLocalUser), headers: { ...totalHeaders(tally), ...(Link ? { Link } : {}) } };
+      return timeBound(reply, found.stoppedAt !== undefined || tally.stoppedShort === true);
     },
     async getUser({ path, header }) {
       const user = await users.get(path.id);

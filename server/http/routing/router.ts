@@ -20,6 +20,7 @@ import { writeLimit } from '../limits/write-limit.js';
 import { preferredExample } from '../sandbox/sandbox-middleware.js';
 import type { Metrics } from '../observability/metrics.js';
 import { KEPT_OPERATIONS, type KeptReply, type ReplyCache } from '../reply-cache/reply-cache.js';
+import { isTimeBound } from '../../handlers/time-bound.js';
 
 /** What the router needs: the contract, the handlers that implement it, the configuration, logs and metrics. */
 export interface RouterDeps {
@@ -114,9 +115,9 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
     // 7,780 -> 14,798 req/s, p99 18 -> 9 ms; a search 3,177 -> 3,708. Not a write's: creates fell 12% (4,632
     // -> 4,089), as their commits already gather a turn's writes.
     if (route.method === 'GET') await endOfTurn();
-    // A search is not kept: it may stop short when its time runs out, and its cost is bounded apart.
+    // Not a search that stopped short when its store time ran out: the same request may find more (time-bound.ts).
     const keep =
-      lookup && request.query.q === undefined
+      lookup && !isTimeBound(reply)
         ? (sent: SentReply) => cache!.replies.keep(key!, lookup.version, { ...sent, operationId: route.operationId })
         : undefined;
     await writeReply(ctx, reply, keep);
