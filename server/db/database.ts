@@ -47,6 +47,12 @@ export interface Database {
    */
   readonly readNow: ReadNow | undefined;
   /**
+   * Runs a select at once on the same connection as readNow, and keeps no answer: a search's statements, which
+   * read a bounded part of the store each, and whose complete replies are kept whole (server/http/reply-cache/).
+   * Undefined where readNow is.
+   */
+  readonly readOnce: (<Row>(query: CompiledQuery<Row>) => Row[]) | undefined;
+  /**
    * The store's version, read at once where the store can tell (the SQLite reader: it changes with every
    * commit, of this process or another): equal twice, nothing was committed in between. Undefined elsewhere.
    */
@@ -239,11 +245,11 @@ export const SQLITE_REINDEX_ONLY_CHANGED = {
 };
 
 /**
- * Pages of the file the SQLite connection that writes and searches keeps in memory, at most (KiB; negative in
- * `cache_size`). SQLite's default, 2 MiB, holds little of a large store: at 1,000,000 users, a search that
- * checks 10,000 users found by its trigrams, each on a page of its own, read them from the file each time
- * (33 ms); with 64 MiB, 12 ms once read. The cache grows only as pages are read: a small store's connection
- * stays as small as before.
+ * Pages of the file each SQLite connection (the one that writes, and the reader, which searches) keeps in
+ * memory, at most (KiB; negative in `cache_size`). SQLite's default, 2 MiB, holds little of a large store: at
+ * 1,000,000 users, a search that checks 10,000 users found by its trigrams, each on a page of its own, read
+ * them from the file each time (33 ms); with 64 MiB, 12 ms once read. The cache grows only as pages are read:
+ * a small store's connections stay as small as before.
  */
 const SQLITE_CACHE_KIB = 64 * 1024;
 
@@ -254,6 +260,7 @@ const MAX_KEPT_ROWS = 100;
 /** The SQLite reader: its selects, and the version they read. */
 interface SqliteReader {
   readonly readNow: ReadNow;
+  readonly readOnce: <Row>(query: CompiledQuery<Row>) => Row[];
   readonly storeVersion: () => number;
   close(): void;
 }
@@ -270,6 +277,8 @@ interface SqliteReader {
 function sqliteReader(filename: string, timeouts: StoreTimeouts): SqliteReader {
   const database = new SqliteDatabase(filename, { readonly: true, fileMustExist: true });
   database.pragma(`busy_timeout = ${timeouts.statementMs}`);
+  // Searches read here: as much of the file kept in memory as the connection that writes keeps.
+  database.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   const statements = withStatementCache(database);
   // Changes whenever another connection commits, this process's writer or another process's: read before
   // each select, it says whether the answers kept since are still the store's. From the WAL index's header
@@ -302,6 +311,7 @@ function sqliteReader(filename: string, timeouts: StoreTimeouts): SqliteReader {
       // A copy: callers may consume the array (a list's slices are popped as they are sent).
       return rows.slice();
     },
+    readOnce: <Row>({ sql: text, parameters }: CompiledQuery<Row>): Row[] => statements.prepare(text).all(parameters) as Row[],
     storeVersion,
     close: () => {
       walIndex?.close();
@@ -602,5 +612,5 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     reader?.close();
     await db.destroy();
   };
-  return { kind: config.kind, db, write: support.writer(db), outage: support.outage, probe, sharedCounters, searchIndex, searchConnections, readNow: reader?.readNow, storeVersion: reader?.storeVersion, close };
+  return { kind: config.kind, db, write: support.writer(db), outage: support.outage, probe, sharedCounters, searchIndex, searchConnections, readNow: reader?.readNow, readOnce: reader?.readOnce, storeVersion: reader?.storeVersion, close };
 }

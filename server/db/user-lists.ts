@@ -1,4 +1,4 @@
-import { sql, type Compilable, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { nextTurn } from '../domain/next-turn.js';
 import { foldCase, keysOf, orderText, SEARCH_COUNT_REACH, searchTally, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
 import type { ListedUser, Tally, UserSlice } from '../domain/user.js';
@@ -39,6 +39,14 @@ export const SEARCHES_WAITING = 256;
  */
 export const SEARCH_BUDGET_MS = 50;
 
+/**
+ * Highest id of a store whose searches examine every user rather than ask the substring index, where the
+ * store says at once (Database.readNow). One statement that examines 12 users cost SQLite a few microseconds;
+ * the index's three (how common the trigrams are, the matches, the page) cost 12 µs per trigram asked, 350 µs
+ * for a search of 10 characters.
+ */
+export const EXAMINED_WHOLE_IDS = 500;
+
 /** A stretch of a list that one statement read: the users that match in it, and the keys of the last user it examined (none where the list ends). */
 export interface Stretch {
   readonly users: ListedUser[];
@@ -56,6 +64,8 @@ export interface ListOptions {
   readonly searchConnections?: number;
   /** The store's reader, if it has one (Database.readNow): statements that do not search run there. */
   readonly readNow?: ReadNow | undefined;
+  /** The same reader, without keeping answers (Database.readOnce): a search's statements run there. */
+  readonly readOnce?: (<Row>(query: CompiledQuery<Row>) => Row[]) | undefined;
 }
 
 /** The column each field sorts by: the folded copy of text, so that case does not change the order. */
@@ -122,9 +132,15 @@ const keysOfRow = (row: Pick<UserRow, 'id' | 'email_key' | 'first_name_key' | 'l
 /** List queries over the users table; `guard` translates store outages. */
 export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promise<T>) => Promise<T>, options: ListOptions = {}) {
   const turnstile = createTurnstile(SEARCHES_PER_TURN, options.searchConnections ?? Infinity, options.searchQueue ?? SEARCHES_WAITING);
+  const { readNow, readOnce } = options;
+  /**
+   * The rows of a search's statement, compiled: at once on the store's reader where it has one (through Kysely
+   * four statements of a search at 12 users cost 420 µs around SQLite's 360, A/B), else through Kysely.
+   */
+  const rows = <Row>(query: CompiledQuery<Row>): Promise<Row[]> =>
+    readOnce === undefined ? db.executeQuery(query).then((result) => result.rows) : new Promise((resolve) => resolve(readOnce(query)));
   /** One statement of a search, when its turn comes. */
   const searchStatement = <T>(search: UserFilter, statement: () => Promise<T>) => turnstile(search, () => guard(statement));
-  const { readNow } = options;
   /**
    * The rows of a statement that does not search: on the store's reader where it has one, whose answer is
    * kept until the store changes under `key`, which names everything the statement depends on; the statement
@@ -152,30 +168,35 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     if (found === undefined) {
       found = (async (): Promise<Found | undefined> => {
         if (index === undefined || filter.search === undefined || filter.email !== undefined) return undefined;
+        if (readNow !== undefined) {
+          const statement = () => db.selectFrom('users').select((eb) => eb.fn.max('id').as('top'));
+          const [{ top }] = (await guard(() => rowsOf(['top'], statement))) as [{ top: number | null }];
+          if ((top ?? 0) <= EXAMINED_WHOLE_IDS) return undefined;
+        }
         const text = foldCase(filter.search);
-        const lookup = await index.matching(text, SEARCH_COUNT_REACH + 1, async (query) => (await searchStatement(filter, () => query.execute(db))).rows);
+        const lookup = await index.matching(text, SEARCH_COUNT_REACH + 1, (query) => searchStatement(filter, () => rows(query.compile(db))));
         if (lookup === undefined) return undefined;
         if (index.firstUsersFirst > 0) {
           // Text most users hold is found sooner among the first users than through an index that reads
           // every entry of each of its trigrams.
           const first = db.selectFrom('users').select(['id', ...SEARCHED_COLUMNS]).orderBy('id').limit(index.firstUsersFirst);
-          const { rows } = await searchStatement(filter, () =>
-            sql<{ n: number | string }>`select count(*) as n from (select 1 from (${first}) as first where ${containsText(text)} limit ${SEARCH_COUNT_REACH + 1}) as held`.execute(db),
+          const [held] = await searchStatement(filter, () =>
+            rows(sql<{ n: number | string }>`select count(*) as n from (select 1 from (${first}) as first where ${containsText(text)} limit ${SEARCH_COUNT_REACH + 1}) as held`.compile(db)),
           );
-          if (Number(rows[0]!.n) > SEARCH_COUNT_REACH) return { few: false };
+          if (Number(held!.n) > SEARCH_COUNT_REACH) return { few: false };
         }
         const { matches, checked } = lookup;
         const kept = index.keptMatches;
         const counting: RawBuilder<{ n: number | string; kept?: string }> = kept ? kept.read(matches) : sql`select count(*) as n from ${matches} as m`;
-        const { rows } = await searchStatement(filter, () => counting.execute(db));
-        const count = Number(rows[0]!.n);
+        const [counted] = await searchStatement(filter, () => rows(counting.compile(db)));
+        const count = Number(counted!.n);
         if (count > SEARCH_COUNT_REACH) return { few: false };
         if (checked !== undefined) {
-          const { rows: users } = await searchStatement(filter, () => sql<{ n: number | string }>`select count(*) as n from ${checked.ids} as c`.execute(db));
+          const [users] = await searchStatement(filter, () => rows(sql<{ n: number | string }>`select count(*) as n from ${checked.ids} as c`.compile(db)));
           // As many users to check as the index checks at most: those that hold the text may be more.
-          if (Number(users[0]!.n) >= checked.reach) return undefined;
+          if (Number(users!.n) >= checked.reach) return undefined;
         }
-        return { few: true, matches: kept ? kept.set(rows[0]!.kept!) : matches, count };
+        return { few: true, matches: kept ? kept.set(counted!.kept!) : matches, count };
       })();
       looked.set(filter, found);
     }
@@ -246,7 +267,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         const statement = () => candidates(filter, order, from, backwards, matches).select(LISTED_COLUMNS).limit(batch);
         if (matches === undefined && !first) await nextTurn();
         const key = ['walk', filter.email, orderText(order), from, backwards, batch];
-        const users = (matches !== undefined ? await searchStatement(filter, () => statement().execute()) : await guard(() => rowsOf(key, statement))).map(toListedUser);
+        const users = (matches !== undefined ? await searchStatement(filter, () => rows(statement().compile())) : await guard(() => rowsOf(key, statement))).map(toListedUser);
         if (users.length < batch) {
           yield { users };
           return;
@@ -264,12 +285,16 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         // 4,000 examined, and read all 4,000 from the table), and where the next statement starts: after the
         // last of them if the batch is full, else after the last user it examined; in one turn.
         const [found, last] = await examining(filter, budget, async () => {
-          const { rows } = await sql<ListedRow>`
+          const shown = await rows(sql<ListedRow>`
             select shown.id, shown.first_name, shown.last_name, shown.email from (${examined}) as examined cross join users as shown
-            where shown.id = examined.id and ${containsText(search, 'examined')} order by ${inOrder} limit ${batch}`.execute(db);
-          const users = rows.map(toListedUser);
+            where shown.id = examined.id and ${containsText(search, 'examined')} order by ${inOrder} limit ${batch}`.compile(db));
+          const users = shown.map(toListedUser);
           if (users.length === batch) return [users, keysOf(users[batch - 1]!, order)] as const;
-          const lastExamined = await candidates(filter, order, from, backwards).select(['id', 'email_key', 'first_name_key', 'last_name_key']).offset(SEARCH_SCAN_ROWS - 1).limit(1).executeTakeFirst();
+          // Where the users examined end does not depend on the text: kept until the store changes, on a store
+          // that keeps answers (new texts searched from the same position ask it once).
+          const key = ['examined up to', filter.email, orderText(order), from, backwards];
+          const lastStatement = () => candidates(filter, order, from, backwards).select(['id', 'email_key', 'first_name_key', 'last_name_key']).offset(SEARCH_SCAN_ROWS - 1).limit(1);
+          const [lastExamined] = await rowsOf(key, lastStatement);
           return [users, lastExamined && keysOfRow(lastExamined, order)] as const;
         });
         if (last === undefined) {
@@ -337,19 +362,24 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
           .orderBy('id')
           .limit(COUNT_SCAN_ROWS)
           .as('examined');
-        const { last, n } = await examining(filter, budget, () =>
-          db
-            .selectFrom(examined)
-            .select((eb) => [
-              eb.fn.max('id').as('last'),
-              eb.fn.sum<number | string | null>(eb.case().when(containsText(search)).then(1).else(0).end()).as('n'),
-            ])
-            .executeTakeFirstOrThrow(),
-        );
+        const [{ last, n, users }] = (await examining(filter, budget, () =>
+          rows(
+            db
+              .selectFrom(examined)
+              .select((eb) => [
+                eb.fn.max('id').as('last'),
+                eb.fn.sum<number | string | null>(eb.case().when(containsText(search)).then(1).else(0).end()).as('n'),
+                eb.fn.countAll<number | string>().as('users'),
+              ])
+              .compile(),
+          ),
+        )) as [{ last: number | null; n: number | string | null; users: number | string }];
         if (last === null || last === undefined) return { total, exact: true };
         total += Number(n ?? 0);
         // Common text is found soon: counting stops where its count reaches as far as a search counts.
         if (total > SEARCH_COUNT_REACH) return searchTally(total);
+        // Fewer users than a statement examines: these were the last (no statement more to find none).
+        if (Number(users) < COUNT_SCAN_ROWS) return { total, exact: true };
         if (budget.spent >= budget.ms) return { total, exact: false, stoppedShort: true };
         after = Number(last);
       }

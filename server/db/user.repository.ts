@@ -129,7 +129,7 @@ export function createUserRepository(database: Database, options: ListOptions = 
     const [row] = await insertReturning(into, ...columnValues(fields), now, now);
     return toUser(row!);
   }
-  const lists = createUserLists(db, guard, { ...options, searchIndex: database.searchIndex, searchConnections: database.searchConnections, readNow: database.readNow });
+  const lists = createUserLists(db, guard, { ...options, searchIndex: database.searchIndex, searchConnections: database.searchConnections, readNow: database.readNow, readOnce: database.readOnce });
   const count = async (filter: UserFilter = {}): Promise<Tally> => (unfiltered(filter) ? { total: await guard(countAll), exact: true } : lists.countMatching(filter));
 
   /**
