@@ -183,16 +183,16 @@ let scripts = 0;
 
 /**
  * Drives a URL with wrk (1 thread, `connections` connections) and parses its report. With `randomIds`, each
- * request asks for the URL's path with its `{id}` replaced by an id from 1 to `randomIds`, drawn at random:
- * a read whose answer no cache of one URL holds.
+ * request asks for the URL's path (and query string) with its `{id}` replaced by an id from 1 to `randomIds`,
+ * drawn at random: a read whose answer no cache of one URL holds.
  */
 export function wrk(url, { method = 'GET', body, headers = {}, seconds = 5, connections = 50, randomIds } = {}) {
   const script = join(scratch, `request-${++scripts}.lua`);
   const lines = [`wrk.method = ${JSON.stringify(method)}`];
   if (randomIds !== undefined) {
-    const path = new URL(url.replace('{id}', 'ID')).pathname;
-    const [before, after] = path.split('ID');
-    if (after === undefined) throw new Error(`randomIds needs a URL with {id} in its path: ${url}`);
+    const { pathname, search } = new URL(url.replace('{id}', 'ID'));
+    const [before, after] = `${pathname}${search}`.split('ID');
+    if (after === undefined) throw new Error(`randomIds needs a URL with {id} in its path or query: ${url}`);
     lines.push(
       `math.randomseed(${Date.now() % 2 ** 31})`,
       `request = function() return wrk.format(nil, ${JSON.stringify(before)} .. math.random(1, ${randomIds}) .. ${JSON.stringify(after)}) end`,

@@ -164,8 +164,9 @@ function renderLists(results) {
     ['page of 12 by cursor (B)', 'GET cursor page of 12 (B)', 'no cursors'],
     ['sorted page of 12 (B)', 'GET sorted page of 12 (B)'],
     ['by e-mail address (B)', 'GET by email (B)'],
-    ['search, index (`q=mira99`)', 'GET search page of 12 (B)', 'no search'],
-    ['search, no index (`q=zq`)', 'GET 2-letter search (B)', 'no search'],
+    ['search, the same text again (`q=mira99`)', 'GET search page of 12 (B)', 'no search'],
+    ['search, a new text each time (`q=mira{n}`)', 'GET search, new text each time (B)', 'no search'],
+    ['search, no index (`q=zq`, none kept)', 'GET 2-letter search (B)', 'no search'],
   ];
   const cells = (target, scenario) =>
     SIZES.map((size) => {
