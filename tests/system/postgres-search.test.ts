@@ -68,7 +68,10 @@ describePostgres('searches on PostgreSQL', () => {
   }, 60_000);
 
   test("searches hold at most half the pool's connections, however many run, and other requests are answered", async () => {
-    const server = await start({ DATABASE_POOL_SIZE: '4' });
+    // Store time enough for every page and count to examine all 250,000 users: the searches run for seconds, and
+    // the samples below see them running. With the default budget (50 ms a page) they could all end before the
+    // first sample on a busy machine (it once sampled none).
+    const server = await start({ DATABASE_POOL_SIZE: '4', SEARCH_BUDGET_MS: '10000' });
     try {
       // Two letters: the index cannot narrow them, and each search examines all 250,000 users, a thousand per statement.
       const searches = Promise.all(Array.from({ length: 16 }, (_, i) => fetch(`${server.url}${i % 2 ? '/users?q=zq&limit=5' : '/api/users?q=zq'}`).then((res) => res.status)));
