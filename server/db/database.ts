@@ -290,6 +290,7 @@ function sqliteReader(filename: string, timeouts: StoreTimeouts): SqliteReader {
   const storeVersion = walIndex ? walIndex.read : () => dataVersion.get() as number;
   let version: unknown;
   const answers = new Map<string, readonly unknown[]>();
+  const readOnce = <Row>({ sql: text, parameters }: CompiledQuery<Row>): Row[] => statements.prepare(text).all(parameters) as Row[];
   return {
     readNow: <Row>(query: CompiledQuery<Row> | Keyed<Row>): Row[] => {
       const now = storeVersion();
@@ -300,8 +301,7 @@ function sqliteReader(filename: string, timeouts: StoreTimeouts): SqliteReader {
       const key = 'key' in query ? query.key : `${query.sql}\u0000${JSON.stringify(query.parameters)}`;
       let rows = answers.get(key) as readonly Row[] | undefined;
       if (rows === undefined) {
-        const { sql: text, parameters } = 'key' in query ? query.compile() : query;
-        rows = statements.prepare(text).all(parameters) as Row[];
+        rows = readOnce('key' in query ? query.compile() : query);
         if (rows.length <= MAX_KEPT_ROWS) {
           for (const row of rows) Object.freeze(row);
           answers.set(key, rows);
@@ -311,7 +311,7 @@ function sqliteReader(filename: string, timeouts: StoreTimeouts): SqliteReader {
       // A copy: callers may consume the array (a list's slices are popped as they are sent).
       return rows.slice();
     },
-    readOnce: <Row>({ sql: text, parameters }: CompiledQuery<Row>): Row[] => statements.prepare(text).all(parameters) as Row[],
+    readOnce,
     storeVersion,
     close: () => {
       walIndex?.close();

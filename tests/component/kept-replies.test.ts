@@ -1,5 +1,6 @@
 import SqliteDatabase from 'better-sqlite3';
 import { buildUserInput } from '../support/builders.js';
+import { seedUsers } from '../support/bulk-seed.js';
 import type { HttpClient } from '../support/http-client.js';
 import { useTestServer, withTestServer } from '../support/test-server.js';
 import { MAX_KEPT_BODY_CHARS, MAX_KEPT_CHARS, MAX_KEPT_REPLIES } from '../../server/http/reply-cache/reply-cache.js';
@@ -163,18 +164,7 @@ test('a search that stopped short when its store time ran out is not kept: the s
   withTestServer({ dialect: 'sqlite', env: { SEED_DEMO_DATA: 'false', SEARCH_BUDGET_MS: '0' } }, async (server, api) => {
     // More users than a statement examines (4,000): with no store time, a short text's page and count stop
     // after one statement each.
-    const store = new SqliteDatabase(server.store.sqliteFile!);
-    try {
-      const insert = store.prepare(
-        `insert into users (first_name, first_name_key, last_name, last_name_key, email, email_key, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      const now = new Date().toISOString();
-      store.transaction(() => {
-        for (let i = 0; i < 9_000; i++) insert.run(`First${i}`, `first${i}`, `Last${i}`, `last${i}`, `user${i}@example.com`, `user${i}@example.com`, now, now);
-      })();
-    } finally {
-      store.close();
-    }
+    seedUsers(server.store, 9_000);
     for (const path of ['/users?q=99&limit=500', '/users?q=99', '/api/users?q=99&per_page=100']) {
       const first = await api.get(path);
       expect([path, first.status, first.headers.get('x-total-count-relation')]).toEqual([path, 200, 'gte']);
