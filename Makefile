@@ -35,7 +35,7 @@ INSTALLED := node_modules/.installed
 RUNTIME := node_modules/.runtime
 # dist/ is compiled again only when a source changed: a later make run starts in a second or two.
 BUILT := dist/.built
-SOURCES := $(shell find server generated -name '*.ts') openapi/user-records.yaml generated/user-records.sandbox.yaml tsconfig.json tsconfig.build.json scripts/copy-contract.mjs
+SOURCES := $(shell find server generated -name '*.ts') openapi/user-records.yaml generated/user-records.sandbox.yaml tsconfig.json tsconfig.build.json scripts/bundle.mjs scripts/copy-contract.mjs
 JEST_FLAGS ?=
 
 .PHONY: help install contract-gate release-contract chromium container-tools deploy-tools fault-tools image generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean

@@ -40,7 +40,7 @@ describeWithPodman('the container image', () => {
     const listing = await podman('run', '--rm', '--entrypoint', 'sh', IMAGE, '-c', 'ls /app /app/node_modules /app/node_modules/.bin; find /app -name "*.ts" ! -name "*.d.ts" -not -path "*/node_modules/*"');
     const names = listing.split(/\s+/);
     expect(names).toEqual(expect.arrayContaining(['dist', 'node_modules', 'package.json', 'koa', 'better-sqlite3']));
-    for (const absent of ['server', 'tests', 'openapi', 'generated', 'typescript', '@types', 'jest', 'msw', '@stoplight', 'tsc', 'Containerfile', '.git']) expect(names).not.toContain(absent);
+    for (const absent of ['server', 'tests', 'openapi', 'generated', 'typescript', '@types', 'esbuild', '@esbuild', 'jest', 'msw', '@stoplight', 'tsc', 'Containerfile', '.git']) expect(names).not.toContain(absent);
     expect(listing).not.toMatch(/\.ts$/m);
     const history = await podman('history', '--no-trunc', '--format', '{{.CreatedBy}}', IMAGE);
     const environment = await podman('image', 'inspect', IMAGE, '--format', '{{json .Config.Env}}');
