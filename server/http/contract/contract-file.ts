@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
  */
 function nearest(path: string): string {
   for (let folder = new URL('.', import.meta.url); ; folder = new URL('..', folder)) {
-    if (existsSync(new URL(path, folder))) return fileURLToPath(new URL(path, folder));
+    const file = new URL(path, folder);
+    if (existsSync(file)) return fileURLToPath(file);
     if (folder.pathname === '/') return fileURLToPath(new URL(`../../../${path}`, import.meta.url));
   }
 }
