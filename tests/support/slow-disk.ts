@@ -10,9 +10,9 @@ import { commandRuns, toolReady } from './system-tools.js';
 export const straceAvailable = (): boolean =>
   toolReady(commandRuns('strace', ['-V']) ? undefined : 'strace is missing', 'the slow-disk tests', 'make fault-tools installs it');
 
-/** The syncs of process `pid` take `delayMs` longer from now until `lift` (which detaches strace). */
-export function slowSyncs(pid: number, delayMs: number): Promise<{ lift(): Promise<void> }> {
-  const strace = spawn('strace', ['-f', '-p', String(pid), '-e', 'trace=fsync,fdatasync', '-e', `inject=fsync,fdatasync:delay_exit=${delayMs * 1000}`, '-o', '/dev/null'], {
+/** strace attached to every thread of process `pid`, tampering with its syncs as `inject` says, until `detach`. */
+function straceSyncs(pid: number, inject: string): Promise<{ detach(): Promise<void> }> {
+  const strace = spawn('strace', ['-f', '-p', String(pid), '-e', 'trace=fsync,fdatasync', '-e', `inject=fsync,fdatasync:${inject}`, '-o', '/dev/null'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => strace.once('exit', () => resolve()));
@@ -26,13 +26,19 @@ export function slowSyncs(pid: number, delayMs: number): Promise<{ lift(): Promi
       if (!/Process \d+ attached/.test(said)) return;
       clearTimeout(timer);
       resolve({
-        async lift() {
+        async detach() {
           strace.kill('SIGTERM');
           await exited;
         },
       });
     });
   });
+}
+
+/** The syncs of process `pid` take `delayMs` longer from now until `lift` (which detaches strace). */
+export async function slowSyncs(pid: number, delayMs: number): Promise<{ lift(): Promise<void> }> {
+  const strace = await straceSyncs(pid, `delay_exit=${delayMs * 1000}`);
+  return { lift: () => strace.detach() };
 }
 
 /** fsync and fdatasync's numbers on this machine's architecture (/proc's syscall file gives the number). */
@@ -49,4 +55,35 @@ export function syncHeld(pid: number): boolean {
       return false;
     }
   });
+}
+
+/** Whether every thread of process `pid` is stopped (SIGSTOP's group stop, or a tracer's stop). */
+export function processStopped(pid: number): boolean {
+  return readdirSync(`/proc/${pid}/task`).every((task) => {
+    try {
+      return /\) [tT]/.test(readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Stops process `pid` (SIGSTOP, every thread) at its next disk sync, in the middle of a commit: strace sends
+ * the signal as the sync is called. Resolves once it is stopped and strace has let go of it (a stopped
+ * process stays stopped); `resume` sends SIGCONT.
+ */
+export async function stopAtNextSync(pid: number, withinMs: number): Promise<{ resume(): void }> {
+  const strace = await straceSyncs(pid, 'signal=SIGSTOP:when=1');
+  try {
+    // Twice in a row: threads also stop for a moment at each system call strace traces.
+    const deadline = Date.now() + withinMs;
+    for (let seen = 0; seen < 2; seen = processStopped(pid) ? seen + 1 : 0) {
+      if (Date.now() > deadline) throw new Error(`process ${pid} made no disk sync within ${withinMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await strace.detach();
+  }
+  return { resume: () => process.kill(pid, 'SIGCONT') };
 }

@@ -6,8 +6,10 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
  *   sent meanwhile is never answered, even after the mode is `pass` again (as when a partition outlasts the
  *   retransmissions, or a middlebox loses the connection's state without telling either end).
  * - `refuse`: new connections are refused (the port stops listening); open ones keep flowing.
+ * - `answers-lost`: the client's bytes reach the server, which acts on them, but nothing it answers reaches the
+ *   client (an asymmetric partition): a write sent meanwhile may be committed without its client learning so.
  */
-export type ProxyMode = 'pass' | 'blackhole' | 'refuse';
+export type ProxyMode = 'pass' | 'blackhole' | 'refuse' | 'answers-lost';
 
 /** A fault-injecting TCP proxy in front of a real server (here: PostgreSQL). */
 export interface TcpProxy {
@@ -42,6 +44,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let mode: ProxyMode = 'pass';
   const pairs = new Set<Pair>();
   const flowing = () => mode !== 'blackhole';
+  const answering = () => mode !== 'blackhole' && mode !== 'answers-lost';
 
   function openUpstream(pair: Pair): void {
     const upstream = connect(target.port, target.host);
@@ -52,7 +55,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       upstream.destroy();
     };
     pair.client.on('data', (chunk) => flowing() && upstream.write(chunk));
-    upstream.on('data', (chunk) => flowing() && pair.client.write(chunk));
+    upstream.on('data', (chunk) => answering() && pair.client.write(chunk));
     upstream.on('error', drop).on('close', drop);
     pair.client.on('close', drop);
   }
