@@ -683,7 +683,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The store cannot be reached, or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. */
+        /** @description The store cannot be reached, or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. A write answered `503` was not made, and is never made later: sending it again makes no duplicate. */
         DemoUsersUnavailable: {
             headers: {
                 [name: string]: unknown;
@@ -799,7 +799,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The store cannot be reached, or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. */
+        /** @description The store cannot be reached, or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. A write answered `503` was not made, and is never made later: sending it again makes no duplicate. */
         DemoUserUnavailable: {
             headers: {
                 [name: string]: unknown;
@@ -894,7 +894,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The store cannot be reached, or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. */
+        /** @description The store cannot be reached, or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. A write answered `503` was not made, and is never made later: sending it again makes no duplicate. */
         UsersUnavailable: {
             headers: {
                 [name: string]: unknown;
@@ -1010,7 +1010,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The store cannot be reached, or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. */
+        /** @description The store cannot be reached, or this client holds as many connections as it may (`too-many-connections`, with `Retry-After`); try again later. A write answered `503` was not made, and is never made later: sending it again makes no duplicate. */
         UserUnavailable: {
             headers: {
                 [name: string]: unknown;
@@ -1065,6 +1065,15 @@ export interface components {
         };
         /** @description The request is not HTTP/1.1 that this server can read: a malformed request line or header, a bare CR or LF, a broken chunk (refused by Node.js before any operation is chosen, so it names no `instance`, and the connection is closed); or its framing or address is ambiguous: no `Host` header, or several, or a `Transfer-Encoding` other than `chunked` (refused by the server, naming the path). */
         MalformedHttp: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The write had begun when its time ran out, and the store has not confirmed its commit (a disk that stalls, a store whose answer was lost): it may or may not have been made. A create sent again with the same `Idempotency-Key` tells which: its first answer replayed if it was made, `409` while it is undecided, a new create if it was not. Read a user before changing or deleting it again. Every other answer but success means the write was not made. */
+        WriteOutcomeUnknown: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1558,6 +1567,7 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["DemoUsersInternalError"];
             503: components["responses"]["DemoUsersUnavailable"];
+            504: components["responses"]["WriteOutcomeUnknown"];
         };
     };
     getDemoUser: {
@@ -1682,6 +1692,7 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["DemoUserInternalError"];
             503: components["responses"]["DemoUserUnavailable"];
+            504: components["responses"]["WriteOutcomeUnknown"];
         };
     };
     deleteDemoUser: {
@@ -1741,6 +1752,7 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["DemoUserInternalError"];
             503: components["responses"]["DemoUserUnavailable"];
+            504: components["responses"]["WriteOutcomeUnknown"];
         };
     };
     patchDemoUser: {
@@ -1806,6 +1818,7 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["DemoUserInternalError"];
             503: components["responses"]["DemoUserUnavailable"];
+            504: components["responses"]["WriteOutcomeUnknown"];
         };
     };
     getDemoProtectedResource: {
@@ -1989,6 +2002,7 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["UsersInternalError"];
             503: components["responses"]["UsersUnavailable"];
+            504: components["responses"]["WriteOutcomeUnknown"];
         };
     };
     getUser: {
@@ -2113,6 +2127,7 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["UserInternalError"];
             503: components["responses"]["UserUnavailable"];
+            504: components["responses"]["WriteOutcomeUnknown"];
         };
     };
     deleteUser: {
@@ -2172,6 +2187,7 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["UserInternalError"];
             503: components["responses"]["UserUnavailable"];
+            504: components["responses"]["WriteOutcomeUnknown"];
         };
     };
     patchUser: {
@@ -2237,6 +2253,7 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["UserInternalError"];
             503: components["responses"]["UserUnavailable"];
+            504: components["responses"]["WriteOutcomeUnknown"];
         };
     };
     getProtectedResource: {

@@ -145,6 +145,7 @@ export interface UserRecordsHandlers {
     | Reply<'createDemoUser', 431>
     | Reply<'createDemoUser', 500>
     | Reply<'createDemoUser', 503>
+    | Reply<'createDemoUser', 504>
   >;
   /** DELETE /api/users/{id}: Delete a user (shape A) */
   deleteDemoUser(request: RequestOf<'deleteDemoUser'>): Promise<
@@ -158,6 +159,7 @@ export interface UserRecordsHandlers {
     | Reply<'deleteDemoUser', 431>
     | Reply<'deleteDemoUser', 500>
     | Reply<'deleteDemoUser', 503>
+    | Reply<'deleteDemoUser', 504>
   >;
   /** GET /api/users/{id}: Get one user, wrapped in data (shape A) */
   getDemoUser(request: RequestOf<'getDemoUser'>): Promise<
@@ -196,6 +198,7 @@ export interface UserRecordsHandlers {
     | Reply<'patchDemoUser', 431>
     | Reply<'patchDemoUser', 500>
     | Reply<'patchDemoUser', 503>
+    | Reply<'patchDemoUser', 504>
   >;
   /** PUT /api/users/{id}: Replace a user\'s name and e-mail address (shape A) */
   replaceDemoUser(request: RequestOf<'replaceDemoUser'>): Promise<
@@ -212,6 +215,7 @@ export interface UserRecordsHandlers {
     | Reply<'replaceDemoUser', 431>
     | Reply<'replaceDemoUser', 500>
     | Reply<'replaceDemoUser', 503>
+    | Reply<'replaceDemoUser', 504>
   >;
   /** POST /users: Create a user (shape B) */
   createUser(request: RequestOf<'createUser'>): Promise<
@@ -227,6 +231,7 @@ export interface UserRecordsHandlers {
     | Reply<'createUser', 431>
     | Reply<'createUser', 500>
     | Reply<'createUser', 503>
+    | Reply<'createUser', 504>
   >;
   /** DELETE /users/{id}: Delete a user (shape B) */
   deleteUser(request: RequestOf<'deleteUser'>): Promise<
@@ -240,6 +245,7 @@ export interface UserRecordsHandlers {
     | Reply<'deleteUser', 431>
     | Reply<'deleteUser', 500>
     | Reply<'deleteUser', 503>
+    | Reply<'deleteUser', 504>
   >;
   /** GET /users/{id}: Get one user (shape B) */
   getUser(request: RequestOf<'getUser'>): Promise<
@@ -278,6 +284,7 @@ export interface UserRecordsHandlers {
     | Reply<'patchUser', 431>
     | Reply<'patchUser', 500>
     | Reply<'patchUser', 503>
+    | Reply<'patchUser', 504>
   >;
   /** PUT /users/{id}: Replace a user\'s names and e-mail address (shape B) */
   replaceUser(request: RequestOf<'replaceUser'>): Promise<
@@ -294,5 +301,6 @@ export interface UserRecordsHandlers {
     | Reply<'replaceUser', 431>
     | Reply<'replaceUser', 500>
     | Reply<'replaceUser', 503>
+    | Reply<'replaceUser', 504>
   >;
 }

@@ -1,6 +1,7 @@
 import { setTimeout } from 'node:timers/promises';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { StoreUnavailableError } from '../domain/errors.js';
+import { monotonicMs } from './monotonic-clock.js';
 import type { Tables } from './tables.js';
 
 /**
@@ -9,11 +10,20 @@ import type { Tables } from './tables.js';
  */
 export type WriteUnit<T> = (trx: Kysely<Tables>) => Promise<T>;
 
-/**
- * Runs a unit of writes; resolves once its changes are durable. An `atomic` unit commits all its changes
- * or none; the statements of any other unit commit each on its own, at the latest before it resolves.
- */
-export type Write = <T>(work: WriteUnit<T>, options?: { readonly atomic?: boolean }) => Promise<T>;
+/** How a unit of writes is run. */
+export interface WriteOptions {
+  /** All its changes commit, or none; without it, the statements of a unit may commit each on its own. */
+  readonly atomic?: boolean;
+  /**
+   * The monotonic time (monotonic-clock.ts) past which the unit must not begin, because its asker will have
+   * answered by then: a unit not begun by it fails and is never begun later. Without it, the store's own
+   * bound for a wait (the statement timeout from now) applies.
+   */
+  readonly beginBy?: number;
+}
+
+/** Runs a unit of writes; resolves once its changes are durable, at the latest before it resolves. */
+export type Write = <T>(work: WriteUnit<T>, options?: WriteOptions) => Promise<T>;
 
 /** Most units one commit carries; the rest wait for the next, so that no batch holds the write lock long. */
 export const MAX_UNITS_PER_COMMIT = 256;
@@ -34,7 +44,7 @@ interface Pending {
   readonly work: WriteUnit<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
-  /** performance.now() past which the unit is not begun: its caller has been told it failed. */
+  /** The monotonic time past which the unit is not begun (WriteOptions.beginBy). */
   readonly deadline: number;
 }
 
@@ -55,7 +65,9 @@ const STATEMENTS = {
 };
 const busyWait = (waitMs: number) => CompiledQuery.raw(`pragma busy_timeout = ${waitMs}`);
 
-const lockTimeout = () => new StoreUnavailableError({ code: 'WRITE_LOCK_TIMEOUT' });
+/** A unit not begun by its deadline: refused, and never begun later. */
+export const NOT_BEGUN = 'WRITE_NOT_BEGUN';
+const notBegun = () => new StoreUnavailableError({ code: NOT_BEGUN });
 const isBusy = (error: unknown) => String((error as { code?: unknown } | null)?.code ?? '').startsWith('SQLITE_BUSY');
 
 /**
@@ -100,8 +112,9 @@ function runBatch(db: Kysely<Tables>, batch: readonly Pending[], restoreWait: Co
     const outcomes: Outcome[] = [];
     try {
       for (const unit of batch) {
-        if (performance.now() > unit.deadline) {
-          outcomes.push({ ok: false, error: lockTimeout() });
+        // Checked as the unit would begin, inside the transaction: its asker answers only after this moment.
+        if (monotonicMs() > unit.deadline) {
+          outcomes.push({ ok: false, error: notBegun() });
           continue;
         }
         await conn.executeQuery(STATEMENTS.savepoint);
@@ -142,8 +155,9 @@ function runBatch(db: Kysely<Tables>, batch: readonly Pending[], restoreWait: Co
  * commit that carries it has returned, and if that commit fails, every unit in it fails.
  *
  * While another connection holds the write lock, batches wait for it between tries, never inside SQLite,
- * so that reads go on; a unit not begun within `lockWaitMs` fails (503 WRITE_LOCK_TIMEOUT) and is never
- * begun later: a 503 means nothing was written, and a client that retries makes no duplicate.
+ * so that reads go on. A unit not begun by its deadline (its asker's, or `lockWaitMs` from its arrival), be
+ * it held by the lock or by the commits before it, fails (503 WRITE_NOT_BEGUN) and is never begun later: a
+ * 503 means nothing was written, and a client that retries makes no duplicate.
  */
 export function groupCommit(db: Kysely<Tables>, { lockWaitMs }: GroupCommitSettings): Write {
   const queue: Pending[] = [];
@@ -153,7 +167,7 @@ export function groupCommit(db: Kysely<Tables>, { lockWaitMs }: GroupCommitSetti
   /** Fails the waiting units whose deadline passed. */
   function expire(now: number): void {
     for (let i = queue.length - 1; i >= 0; i--) {
-      if (queue[i]!.deadline < now) queue.splice(i, 1)[0]!.reject(lockTimeout());
+      if (queue[i]!.deadline < now) queue.splice(i, 1)[0]!.reject(notBegun());
     }
   }
 
@@ -162,7 +176,7 @@ export function groupCommit(db: Kysely<Tables>, { lockWaitMs }: GroupCommitSetti
     draining = true;
     try {
       for (let pause = 1; queue.length > 0; ) {
-        expire(performance.now());
+        expire(monotonicMs());
         const batch = queue.splice(0, MAX_UNITS_PER_COMMIT);
         if (batch.length === 0) break;
         if (await runBatch(db, batch, restoreWait).catch((error: unknown) => (batch.forEach((unit) => unit.reject(error)), true))) {
@@ -179,10 +193,11 @@ export function groupCommit(db: Kysely<Tables>, { lockWaitMs }: GroupCommitSetti
   }
 
   // Every unit is atomic here, `atomic` or not: its savepoint costs less than a commit of its own.
-  return <T>(work: WriteUnit<T>) =>
+  return <T>(work: WriteUnit<T>, options?: WriteOptions) =>
     new Promise<T>((resolve, reject) => {
       if (queue.length >= MAX_WAITING_UNITS) return reject(new StoreUnavailableError({ code: 'WRITE_QUEUE_FULL' }));
-      queue.push({ work, resolve: resolve as (value: unknown) => void, reject, deadline: performance.now() + lockWaitMs });
+      const deadline = options?.beginBy ?? monotonicMs() + lockWaitMs;
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject, deadline });
       // After the I/O callbacks of this turn: every request that arrived with this one joins its commit.
       if (!draining && queue.length === 1) setImmediate(() => void drain());
     });

@@ -25,6 +25,8 @@ export function createStoreGuard({ write, outage, probe }: Database): StoreGuard
     try {
       return await work();
     } catch (error) {
+      // Decided below already (a refusal, an unknown outcome): as it is.
+      if (error instanceof StoreUnavailableError) throw error;
       const code = outage(error);
       throw code === undefined ? error : new StoreUnavailableError({ cause: error, code });
     }

@@ -1,9 +1,11 @@
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { Worker as Thread } from 'node:worker_threads';
 import type { DatabaseConfig, StoreTimeouts } from '../config.js';
-import { IdempotencyKeyInFlightError, StoreUnavailableError } from '../domain/errors.js';
+import { IdempotencyKeyInFlightError, StoreUnavailableError, WriteOutcomeUnknownError } from '../domain/errors.js';
 import type { UserRepository } from '../domain/user-repository.js';
 import type { Logger } from '../logger.js';
+import { NOT_BEGUN } from './group-commit.js';
+import { monotonicMs } from './monotonic-clock.js';
 
 // SQLite has one write lock per file. With WORKERS, each worker committing on its own made them queue for it
 // (SQLite's busy wait sleeps and polls, holding the waiting worker's event loop): on 16 cores, creates fell from
@@ -26,8 +28,15 @@ type Reads = 'findById' | 'list' | 'count' | 'listSlice' | 'listAt' | 'listFrom'
 const everyWriteRouted: [Exclude<keyof UserRepository, Reads>] extends [WriteName] ? true : never = true;
 void everyWriteRouted;
 
-/** How a failed write crosses a process or thread boundary: the domain errors a write raises on purpose, or a bug. */
-export type Failure = { kind: 'unavailable'; code: string } | { kind: 'key-in-flight' } | { kind: 'bug'; message: string; stack?: string };
+/**
+ * How a failed write crosses a process or thread boundary: the domain errors a write raises on purpose (a
+ * refusal, `unavailable`: not made; `unknown`: begun, its commit not confirmed), or a bug.
+ */
+export type Failure =
+  | { kind: 'unavailable'; code: string }
+  | { kind: 'unknown'; code: string }
+  | { kind: 'key-in-flight' }
+  | { kind: 'bug'; message: string; stack?: string };
 
 /** A write to run, and its answer. */
 export interface WriteRequest {
@@ -35,8 +44,9 @@ export interface WriteRequest {
   readonly operation: WriteName;
   readonly args: unknown[];
   /**
-   * Date.now() past which the writer must not begin it: its asker has given up (or is about to). A write that
-   * waited that long to reach the writer (behind a sync that hung, say) is refused, never begun.
+   * The monotonic time (monotonic-clock.ts) past which the writer must not begin it, fixed when the request
+   * asked: its asker answers only after it. A write still waiting then (behind a sync that hung, a lock, a
+   * stopped process) is refused, never begun.
    */
   readonly beginBy: number;
 }
@@ -65,6 +75,7 @@ const isMessage = (message: unknown): message is Message =>
   typeof message === 'object' && message !== null && String((message as { type?: unknown }).type).startsWith('user-records:store:');
 
 export function failureOf(error: unknown): Failure {
+  if (error instanceof WriteOutcomeUnknownError) return { kind: 'unknown', code: error.code };
   if (error instanceof StoreUnavailableError) return { kind: 'unavailable', code: error.code };
   if (error instanceof IdempotencyKeyInFlightError) return { kind: 'key-in-flight' };
   return error instanceof Error ? { kind: 'bug', message: error.message, ...(error.stack ? { stack: error.stack } : {}) } : { kind: 'bug', message: String(error) };
@@ -72,6 +83,7 @@ export function failureOf(error: unknown): Failure {
 
 function errorOf(failure: Failure): Error {
   if (failure.kind === 'unavailable') return new StoreUnavailableError({ code: failure.code });
+  if (failure.kind === 'unknown') return new WriteOutcomeUnknownError({ code: failure.code });
   if (failure.kind === 'key-in-flight') return new IdempotencyKeyInFlightError();
   return new Error(`the store's writer failed: ${failure.message}`);
 }
@@ -84,7 +96,8 @@ const WRITER_RESTART_MS = 1000;
 /**
  * How long a closing writer thread may take to close its store. One still stuck after it (in a disk's sync
  * that does not return) is terminated and shutdown goes on, saying so: the process itself exits only once that
- * sync returns, as no thread can be stopped inside a system call.
+ * sync returns, as no thread can be stopped inside a system call. The writes it held are answered as of an
+ * unknown outcome: their commit may have been under way.
  */
 const WRITER_CLOSE_MS = 5000;
 
@@ -99,11 +112,15 @@ interface WriterThread {
   close(): Promise<void>;
 }
 
-const gone = (id: number): WriteAnswer => ({ id, failure: { kind: 'unavailable', code: 'WRITER_GONE' } });
+/** A write that never reached a writer: not made. */
+const notHandedOver = (id: number): WriteAnswer => ({ id, failure: { kind: 'unavailable', code: 'WRITER_GONE' } });
+/** A write a writer held when it went: its commit may have been under way. */
+const lostWithWriter = (id: number): WriteAnswer => ({ id, failure: { kind: 'unknown', code: 'WRITER_GONE' } });
 
 /**
- * Runs writes in a writer thread (writer-thread.ts), restarted a second after it dies. Writes it held when it
- * died, and writes posted while none runs, are answered at once as outages (503). Writes and answers cross as
+ * Runs writes in a writer thread (writer-thread.ts), restarted a second after it dies. Writes posted while none
+ * runs are refused at once (503); those it held when it died are answered at once as of an unknown outcome
+ * (504): a thread may die after a commit and before its answers. Writes and answers cross as
  * JSON text, as they cross between processes: for these small objects V8's structured clone cost more (the
  * process's CPU per PUT 126 -> 114 us, with both sides).
  */
@@ -112,7 +129,7 @@ function startWriterThread(settings: WriterSettings, logger: Logger, answer: (an
   const held = new Set<number>();
   let closing = false;
   const toThread = perTurn<WriteRequest>((requests) => {
-    if (!thread) return requests.forEach(({ id }) => answer(gone(id)));
+    if (!thread) return requests.forEach(({ id }) => answer(notHandedOver(id)));
     for (const { id } of requests) held.add(id);
     thread.postMessage(JSON.stringify(requests));
   });
@@ -126,18 +143,19 @@ function startWriterThread(settings: WriterSettings, logger: Logger, answer: (an
         held.delete(reply.id);
         // Outages are the asker's to report (503, counted there); a bug is logged with its stack.
         if (reply.failure?.kind === 'bug') logger.error({ err: reply.failure }, 'a write failed in the store writer');
-        if (reply.failure?.kind === 'unavailable' && reply.failure.code === 'WRITER_BACKLOG') late++;
+        if (reply.failure?.kind === 'unavailable' && reply.failure.code === NOT_BEGUN) late++;
         answer(reply);
       }
-      // Their askers mostly answered 503 WRITER_TIMEOUT already, an outcome unknown to them: this says what it was.
-      if (late > 0) logger.warn({ writes: late }, 'refused writes that reached the store writer after their statement timeout; none of them was made');
+      // Some of their askers may have answered already (504, their time ran out while the writer was held):
+      // this says what became of those writes.
+      if (late > 0) logger.warn({ writes: late }, 'refused writes the store writer could not begin within their statement timeout; none of them was made');
     });
     started.on('error', (error) => logger.error({ err: error }, 'the store writer thread failed'));
     started.on('exit', () => {
       thread = undefined;
       const lost = [...held];
       held.clear();
-      lost.forEach((id) => answer(gone(id)));
+      lost.forEach((id) => answer(lostWithWriter(id)));
       if (closing) return;
       // A second later: a thread that cannot open the store must not be restarted in a tight loop.
       logger.error({ restartInMs: WRITER_RESTART_MS }, 'the store writer thread stopped; starting another');
@@ -166,7 +184,7 @@ function startWriterThread(settings: WriterSettings, logger: Logger, answer: (an
 
 /**
  * In the cluster primary: runs every worker's writes in a writer thread, the store's one writer, restarted
- * if it dies. Writes in flight when it dies fail as outages (503).
+ * if it dies. Writes in flight when it dies are answered as of an unknown outcome (504).
  */
 export function serveStoreWrites(settings: WriterSettings, logger: Logger): { close(): Promise<void> } {
   /** Writes handed to the thread: who asked, under which id. */
@@ -210,39 +228,38 @@ export function serveStoreWrites(settings: WriterSettings, logger: Logger): { cl
 /** A repository, and the way to stop it (and the writer it writes through). */
 export type StoppableRepository = UserRepository & { stop(): Promise<void> };
 
-/** How much longer than a write may wait to be begun (the statement timeout) its asker waits for the answer. */
-const ANSWER_MARGIN_MS = 1000;
-
 /**
  * `local` for reads, `post` for writes, whose answers come to `settle`. A write the writer has not begun
- * within `statementMs` is refused and never begun (503); one not answered within a second more fails as an
- * outage (503) too, and like a query timeout on PostgreSQL, it may still be committed (its commit was under way).
+ * within `statementMs` of its asking is refused by the writer and never begun (503). One begun by then has as
+ * long again to commit: the asker waits for the writer's answer until twice `statementMs` after it asked,
+ * and past that answers that the outcome is unknown (504), whatever held the writer (a sync that hung, a
+ * stopped process). Nothing but the writer's own word makes a refusal: a write not answered may have begun.
  */
 function writesThrough(local: UserRepository, statementMs: number, post: (request: WriteRequest) => void, canPost: () => boolean) {
-  const timeoutMs = statementMs + ANSWER_MARGIN_MS;
   // In the order asked, and so of their deadlines (every write has the same timeout): one timer, for the first.
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void; deadline: number }>();
   let next = 0;
   let timer: NodeJS.Timeout | undefined;
   const expire = () => {
     timer = undefined;
-    const now = performance.now();
+    const now = monotonicMs();
     for (const [id, write] of pending) {
       if (write.deadline > now) {
         timer = setTimeout(expire, write.deadline - now);
         return;
       }
       pending.delete(id);
-      write.reject(new StoreUnavailableError({ code: 'WRITER_TIMEOUT' }));
+      write.reject(new WriteOutcomeUnknownError({ code: 'WRITER_TIMEOUT' }));
     }
   };
   const call = (operation: WriteName, args: unknown[]) =>
     new Promise<unknown>((resolve, reject) => {
       if (!canPost()) return reject(new StoreUnavailableError({ code: 'WRITER_GONE' }));
       const id = next++;
-      pending.set(id, { resolve, reject, deadline: performance.now() + timeoutMs });
-      timer ??= setTimeout(expire, timeoutMs);
-      post({ id, operation, args, beginBy: Date.now() + statementMs });
+      const beginBy = monotonicMs() + statementMs;
+      pending.set(id, { resolve, reject, deadline: beginBy + statementMs });
+      timer ??= setTimeout(expire, 2 * statementMs);
+      post({ id, operation, args, beginBy });
     });
   const settle = ({ id, value, failure }: WriteAnswer) => {
     const write = pending.get(id);
@@ -255,18 +272,20 @@ function writesThrough(local: UserRepository, statementMs: number, post: (reques
   const repository: UserRepository = {
     ...local,
     ...remote,
-    // Ready when this process can read and the writer can write.
+    // Ready when this process can read and the writer can write; a writer that does not answer is an outage.
     async ping() {
       await local.ping();
-      await call('ping', []);
+      await call('ping', []).catch((error: unknown) => {
+        throw error instanceof WriteOutcomeUnknownError ? new StoreUnavailableError({ code: error.code }) : error;
+      });
     },
   };
-  return { repository, settle, failAll: () => [...pending.keys()].forEach((id) => settle(gone(id))) };
+  return { repository, settle, failAll: () => [...pending.keys()].forEach((id) => settle(lostWithWriter(id))) };
 }
 
 /**
  * In a cluster worker: `local` for reads, the primary for writes, within `statementMs` as above. Every write in
- * flight when the primary goes fails as an outage (503).
+ * flight when the primary goes is answered as of an unknown outcome (504): the primary may have committed it.
  */
 export function writesThroughPrimary(local: UserRepository, statementMs: number): StoppableRepository {
   const toPrimary = perTurn<WriteRequest>((requests) => send(process, { type: 'user-records:store:write', requests }));

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from './database.js';
 import { failureOf, perTurn, type WriteAnswer, type WriteRequest, type WriterSettings } from './store-writer.js';
@@ -12,7 +13,10 @@ const port = parentPort!;
 const { database: config, timeouts } = workerData as WriterSettings;
 // Started once the process (or the cluster primary) has migrated the store: it checks the schema, never changes it.
 const database = await openDatabase(config, { timeouts, migrations: 'check', writesOnly: true });
-const repository = createUserRepository(database);
+// The deadline of the write whose repository operation is running: its units of writes are begun by it, or
+// never (group-commit.ts checks it as each would begin), however long they wait behind other commits.
+const deadlines = new AsyncLocalStorage<number>();
+const repository = createUserRepository({ ...database, write: (work, options) => database.write(work, { ...options, beginBy: deadlines.getStore() }) });
 
 // The answers of one group commit settle in the same turn, and go back in one message.
 const answer = perTurn<WriteAnswer>((answers) => port.postMessage(JSON.stringify(answers)));
@@ -23,16 +27,12 @@ port.on('message', (message: string) => {
     void database.close().finally(() => port.close());
     return;
   }
-  const now = Date.now();
   for (const { id, operation, args, beginBy } of JSON.parse(message) as WriteRequest[]) {
-    // Its asker has given up: it waited to get here (behind a sync that hung, say) as long as it may wait to begin.
-    if (now > beginBy) {
-      answer({ id, failure: { kind: 'unavailable', code: 'WRITER_BACKLOG' } });
-      continue;
-    }
-    (repository[operation] as Operation).apply(repository, args).then(
-      (value) => answer({ id, value }),
-      (error: unknown) => answer({ id, failure: failureOf(error) }),
-    );
+    deadlines
+      .run(beginBy, () => (repository[operation] as Operation).apply(repository, args))
+      .then(
+        (value) => answer({ id, value }),
+        (error: unknown) => answer({ id, failure: failureOf(error) }),
+      );
   }
 });

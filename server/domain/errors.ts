@@ -5,6 +5,7 @@ export type DomainErrorKind =
   | 'idempotency-key-reused'
   | 'idempotency-key-in-flight'
   | 'store-unavailable'
+  | 'write-outcome-unknown'
   | 'searches-busy'
   | 'client-closed-request'
   | 'invalid-parameter';
@@ -53,14 +54,29 @@ export class IdempotencyKeyInFlightError extends DomainError {
   }
 }
 
-/** The store cannot be reached or cannot answer; the request may succeed later. */
+/**
+ * The store cannot be reached or cannot answer; the request may succeed later. A write refused with it was
+ * not made, and is never made later: a retry makes no duplicate.
+ */
 export class StoreUnavailableError extends DomainError {
-  readonly kind = 'store-unavailable';
+  readonly kind: 'store-unavailable' | 'write-outcome-unknown' = 'store-unavailable';
   /** The store's own code for the fault (e.g. `57P01`, `SQLITE_FULL`, `QUERY_TIMEOUT`), for logs. */
   readonly code: string;
-  constructor(options?: { cause?: unknown; code?: string }) {
-    super('The store is unavailable; try again later.', options);
+  constructor(options?: { cause?: unknown; code?: string }, message = 'The store is unavailable; try again later.') {
+    super(message, options);
     this.code = options?.code ?? 'UNKNOWN';
+  }
+}
+
+/**
+ * A write that had begun when its request's time ran out, and whose commit the store has not confirmed: it
+ * may or may not have been made. An outage like any other (logged, counted, readiness), but the one answer to
+ * a write that does not say it was not made; a create's Idempotency-Key tells its client which it was.
+ */
+export class WriteOutcomeUnknownError extends StoreUnavailableError {
+  override readonly kind = 'write-outcome-unknown';
+  constructor(options?: { cause?: unknown; code?: string }) {
+    super(options, 'The store did not confirm the write in time: it may or may not have been made. Send a create again with the same Idempotency-Key to learn which; read a user before changing it again.');
   }
 }
 

@@ -15,6 +15,7 @@ import { startTestServer, TEST_CREDENTIALS } from '../support/test-server.js';
  */
 const CONDITIONS: Record<string, ProblemKind> = {
   'store-down': 'store-unavailable', // tests/system/postgres-faults.test.ts, sqlite-disk-full.test.ts
+  'write-outcome-unknown': 'write-outcome-unknown', // tests/system/write-outcomes.test.ts, slow-disk.test.ts
   'searches-busy': 'searches-busy', // tests/system/long-work.test.ts
   'too-many-connections': 'too-many-connections', // tests/system/hostile-clients.test.ts
   'too-many-writes': 'too-many-writes', // tests/component/write-limit.test.ts

@@ -1,9 +1,9 @@
-import SqliteDatabase from 'better-sqlite3';
 import { buildUserInput } from '../support/builders.js';
 import { STALL_BOUND_MS, startProbe } from '../support/liveness-probe.js';
 import { serverOnNewSqliteStore } from '../support/server-process.js';
 import { until } from '../support/raw-connections.js';
 import { slowSyncs, straceAvailable, syncHeld } from '../support/slow-disk.js';
+import { OUTCOME_UNKNOWN, storedEmails } from '../support/write-audit.js';
 
 // SQLite commits inside a synchronous call, which waits for the disk's sync: on a disk that stalls, a commit
 // made on the event loop held every request of the process (reads, /healthz) for as long as the sync took.
@@ -33,16 +33,6 @@ async function warmWriter(url: string): Promise<void> {
   expect((await create(url)).status).toBe(201);
 }
 
-/** The addresses of the users the store holds, read from its file. */
-function storedEmails(file: string): Set<string> {
-  const reader = new SqliteDatabase(file, { readonly: true });
-  try {
-    return new Set((reader.prepare('SELECT email FROM users').all() as Array<{ email: string }>).map((row) => row.email));
-  } finally {
-    reader.close();
-  }
-}
-
 runs([['1'], ['2']])(
   'WORKERS=%s: while every sync of the disk takes 2.5 s, /healthz and reads are answered; writes wait, or fail within their timeout, and succeed once the disk is fast again',
   async (workers) => {
@@ -65,17 +55,20 @@ runs([['1'], ['2']])(
         // Before the single process had a writer thread: 2.5 s and more, a sync's delay each time a commit ran.
         expect(probe.slowestMs).toBeLessThan(STALL_BOUND_MS);
       }
-      // Each write is made (201) or refused as an outage (503: it was not begun within the statement timeout,
-      // or the writer did not answer within it and a second more); none hangs.
-      expect(answered.filter(({ status }) => status !== 201 && status !== 503)).toEqual([]);
+      // Each write is made (201), refused (503: not begun within the statement timeout, never begun later), or
+      // answered as of an unknown outcome (504: begun, its commit not confirmed within twice that); none hangs.
+      expect(answered.filter(({ status }) => status !== 201 && status !== 503 && status !== 504)).toEqual([]);
       expect(answered.filter(({ status }) => status === 201).length).toBeGreaterThan(0);
       const refused = answered.filter(({ status }) => status === 503);
       for (const { type } of refused) expect(type).toMatch(/store-unavailable$/);
-      // The operator sees each refusal: one line with the store's code.
-      const outages = server.output().split('\n').filter((line) => line.includes('"msg":"store unavailable"'));
-      expect(outages.length).toBe(refused.length);
-      for (const line of outages) expect(line).toMatch(/"code":"(WRITE_LOCK_TIMEOUT|WRITER_BACKLOG|WRITER_TIMEOUT)"/);
-      expect(Math.max(...answered.map(({ ms }) => ms))).toBeLessThan(STATEMENT_TIMEOUT_MS + 1000 + SYNC_DELAY_MS + STALL_BOUND_MS);
+      const unknown = answered.filter(({ status }) => status === 504);
+      for (const { type } of unknown) expect(type).toMatch(/write-outcome-unknown$/);
+      // The operator sees each of them: one line with the store's code.
+      const lines = (msg: string) => server.output().split('\n').filter((line) => line.includes(`"msg":"${msg}"`));
+      expect(lines('store unavailable').length).toBe(refused.length);
+      for (const line of lines('store unavailable')) expect(line).toMatch(/"code":"WRITE_NOT_BEGUN"/);
+      expect(lines('store did not confirm a write in time; its outcome is unknown to the client').length).toBe(unknown.length);
+      expect(Math.max(...answered.map(({ ms }) => ms))).toBeLessThan(2 * STATEMENT_TIMEOUT_MS + STALL_BOUND_MS);
     } finally {
       await disk.lift();
     }
@@ -96,8 +89,8 @@ runs([['1']])(
       await until(() => syncHeld(running.pid), 10_000);
       expect(syncHeld(running.pid)).toBe(true);
       process.kill(running.pid, 'SIGTERM');
-      // The write is answered within its timeout (the writer does not answer: its outcome is unknown).
-      expect(await write).toMatchObject({ status: 503 });
+      // The write is answered within its time (the writer does not answer: its outcome is unknown).
+      expect(await write).toMatchObject({ status: 504, type: OUTCOME_UNKNOWN });
       const stuck = () => running.output().includes('"msg":"the store writer thread did not close its store in time; terminating it"');
       await until(stuck, 20_000);
       expect(stuck()).toBe(true);
@@ -110,26 +103,30 @@ runs([['1']])(
 );
 
 runs([['1'], ['2']])(
-  'WORKERS=%s: writes that waited behind a hung sync for longer than the statement timeout are refused when they reach the writer, never made',
+  'WORKERS=%s: writes that waited behind a hung sync for longer than the statement timeout are answered as unknown, and refused by the writer, never made',
   async (workers) => {
     const running = await each.start({ WORKERS: workers, DATABASE_STATEMENT_TIMEOUT_MS: '1000', LOG_LEVEL: 'info' });
     await warmWriter(running.url);
     const disk = await slowSyncs(running.pid, 120_000);
     const late = Array.from({ length: 5 }, () => buildUserInput());
-    const first = create(running.url);
+    const firstInput = buildUserInput();
+    const first = create(running.url, firstInput);
     try {
       await until(() => syncHeld(running.pid), 10_000);
       expect(syncHeld(running.pid)).toBe(true);
-      // These wait for the writer, whose thread is held in the first write's sync: their askers give up.
-      expect((await Promise.all(late.map((input) => create(running.url, input)))).map(({ status }) => status)).toEqual(Array(5).fill(503));
+      // These wait for the writer, whose thread is held in the first write's sync: it cannot tell their askers
+      // whether it began them, and they answer that the outcome is unknown.
+      const answers = await Promise.all(late.map((input) => create(running.url, input)));
+      expect(answers.map(({ status, type }) => ({ status, type }))).toEqual(Array(5).fill({ status: 504, type: OUTCOME_UNKNOWN }));
     } finally {
       await disk.lift();
     }
-    // The first write's commit was under way: it is made (its asker was told 503 WRITER_TIMEOUT: unknown).
-    expect(await first).toMatchObject({ status: 503 });
+    // The first write's commit was under way: it is made, and its asker was told its outcome was unknown.
+    expect(await first).toMatchObject({ status: 504, type: OUTCOME_UNKNOWN });
     // Written after the late ones reached the writer, in order: once it is answered, they were dealt with.
     expect((await create(running.url)).status).toBe(201);
-    const stored = storedEmails(each.store.sqliteFile!);
+    const stored = await storedEmails(each.store);
+    expect(stored.has(firstInput.email)).toBe(true);
     expect(late.filter(({ email }) => stored.has(email))).toEqual([]);
     // The operator learns what became of them: the line reaches the server's output in its own time (a pipe
     // read apart from the answers), so it is waited for.
@@ -137,7 +134,7 @@ runs([['1'], ['2']])(
       running
         .output()
         .split('\n')
-        .filter((line) => line.includes('"msg":"refused writes that reached the store writer after their statement timeout; none of them was made"'))
+        .filter((line) => line.includes('"msg":"refused writes the store writer could not begin within their statement timeout; none of them was made"'))
         .reduce((sum, line) => sum + (JSON.parse(line) as { writes: number }).writes, 0);
     await until(() => refused() >= 5, 10_000);
     expect(refused()).toBe(5);

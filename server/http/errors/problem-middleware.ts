@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { RequestAbandonedError, SearchesBusyError, StoreUnavailableError } from '../../domain/errors.js';
+import { RequestAbandonedError, SearchesBusyError, StoreUnavailableError, WriteOutcomeUnknownError } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
 import { endOfTurn } from '../protocol/end-of-turn.js';
 import { asUriReference, classify, HttpProblem, problemDocument, PROBLEMS } from './problem.js';
@@ -23,7 +23,9 @@ export function problemMiddleware(logger: Logger): Middleware {
       await next();
     } catch (error) {
       const problem = classify(error);
-      if (error instanceof StoreUnavailableError) {
+      if (error instanceof WriteOutcomeUnknownError) {
+        logger.warn({ code: error.code, method: ctx.method, path: ctx.path }, 'store did not confirm a write in time; its outcome is unknown to the client');
+      } else if (error instanceof StoreUnavailableError) {
         // An outage, not a bug: one line with the store's code, no stack (an outage fails many requests at once).
         logger.warn({ code: error.code, method: ctx.method, path: ctx.path }, 'store unavailable');
       } else if (error instanceof RequestAbandonedError) {

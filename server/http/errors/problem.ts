@@ -49,6 +49,8 @@ export const PROBLEMS: Record<ProblemKind, { status: number; title: string; head
   'headers-too-large': { status: 431, title: 'Request Header Fields Too Large' },
   'internal-error': { status: 500, title: 'Internal Server Error' },
   'store-unavailable': { status: 503, title: 'Service Unavailable' },
+  // Not 503, which says of a write that it was not made: the store did not say whether this one was.
+  'write-outcome-unknown': { status: 504, title: 'Gateway Timeout' },
   'credential-checks-busy': { status: 503, title: 'Service Unavailable', headers: { 'Retry-After': '1' } },
   'searches-busy': { status: 503, title: 'Service Unavailable', headers: { 'Retry-After': '1' } },
   // nginx's status for a client that closed its connection first: only the access log and the metrics see it.

@@ -7,6 +7,7 @@ export type ConnectionLimit = 'max_connections' | 'max_connections_per_client' |
 export interface Metrics {
   observe(operationId: string, method: string, status: number, seconds: number): void;
   storeUnavailable(): void;
+  writeOutcomeUnknown(): void;
   /** A request refused by a per-client limit or by the password-hash gate, by which one. */
   limited(limit: LimitName): void;
   /** A well-formed credential that did not match. */
@@ -53,6 +54,11 @@ export function createMetrics(processLabels: Readonly<Record<string, string>> = 
   const outages = new Counter({
     name: 'store_unavailable_total',
     help: 'Requests answered 503 because the store could not be reached.',
+    registers: [registry],
+  });
+  const unknownOutcomes = new Counter({
+    name: 'store_write_outcome_unknown_total',
+    help: 'Writes answered 504: begun within their time, but their commit not confirmed by the store before it ran out.',
     registers: [registry],
   });
   const limited = new Counter<'limit'>({
@@ -117,6 +123,7 @@ export function createMetrics(processLabels: Readonly<Record<string, string>> = 
   return {
     observe: (operationId, method, status, seconds) => seriesOf(operationId, method, status).observe(seconds),
     storeUnavailable: () => outages.inc(),
+    writeOutcomeUnknown: () => unknownOutcomes.inc(),
     limited: (limit) => limited.inc({ limit }),
     authFailed: () => authFailures.inc(),
     // The codes are the store's (SQLSTATEs, errnos) or the pool's few own: a bounded set.

@@ -38,6 +38,7 @@ export function observability(logger: Logger, metrics: Metrics, tracing: Tracing
       // is decided (a full queue of password checks) or here (a full queue of searches).
       const problem = ctx.state.problem as ProblemKind | undefined;
       if (status === 503 && (problem === undefined || problem === 'store-unavailable')) metrics.storeUnavailable();
+      else if (problem === 'write-outcome-unknown') metrics.writeOutcomeUnknown();
       else if (problem === 'searches-busy') metrics.limited('search_queue_full');
       span?.end(operationId, ctx.state.route, status);
       const entry = { requestId, traceId: span?.traceId, method, path: ctx.path, operationId, status, durationMs: Math.round(milliseconds * 100) / 100 };
