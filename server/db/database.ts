@@ -12,6 +12,7 @@ import { MIGRATION_NAMES, migrationProvider, type SqlFlavour } from './migration
 import { StartFailure } from '../startup/start-failure.js';
 import { postgresOutage, sqliteOutage, StoreFault } from './outage.js';
 import { createPostgresPool, refusedStartupParameter, type ConnectionFault } from './postgres-pool.js';
+import { postgresWriter } from './postgres-writes.js';
 import { MultiProcessSqliteDialect, withStatementCache } from './sqlite-dialect.js';
 import { sqliteSearchIndex } from './sqlite-search-index.js';
 import { walIndexVersion } from './wal-index.js';
@@ -503,9 +504,7 @@ function postgres(url: string, poolSize: number, poolMode: PoolMode, timeouts: S
     outage: postgresOutage,
     // The server's disk is not ours to see; a full one fails writes with 53100, which readiness hears of.
     checkRoom: async () => {},
-    // Each statement commits on its own unless the unit must be atomic: a transaction would add two round
-    // trips. Concurrent commits on the pool's connections share WAL flushes in the server itself.
-    writer: (db) => (work, options) => (options?.atomic ? db.transaction().execute(work) : work(db)),
+    writer: postgresWriter,
     // Kysely looks for its migration tables in every schema unless told which one: name the schema that
     // search_path selects, so that several services (or test runs) can share one database.
     async migrationSchema(db) {

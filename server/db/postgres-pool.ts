@@ -8,6 +8,16 @@ import { postgresOutage } from './outage.js';
 /** What the pool reports: a connection that failed, once per connection, with its outage code. */
 export type ConnectionFault = (fault: { readonly code: string; readonly message: string }) => void;
 
+/**
+ * Errors of statements that went to the server and got no answer (lost on the way, or past the client's
+ * timeout): the server may have carried them out, a COMMIT included. An error the server itself answered (it
+ * carries a severity) means the statement failed there.
+ */
+const unanswered = new WeakSet<object>();
+
+/** Whether a statement failed with no answer from the server, which may have carried it out (see `unanswered`). */
+export const wentUnanswered = (error: unknown): boolean => typeof error === 'object' && error !== null && unanswered.has(error);
+
 /** Names the service's sessions in pg_stat_activity, unless DATABASE_URL names them otherwise. */
 export const APPLICATION_NAME = 'user-records';
 
@@ -104,6 +114,7 @@ export function createPostgresPool(url: string, size: number, timeouts: StoreTim
         if (postgresOutage(error) !== undefined) {
           failure = error as Error;
           report(client, error);
+          if (typeof (error as { severity?: unknown }).severity !== 'string') unanswered.add(error as Error);
         }
         throw error;
       }

@@ -3,6 +3,8 @@ import { buildUserInput } from './builders.js';
 
 /** One request of a load run: its status (0: no answer at all, or none within the hang bound) and duration. */
 export interface Answer {
+  /** A create, not a read. */
+  readonly write: boolean;
   readonly status: number;
   readonly ms: number;
   readonly problem: boolean;
@@ -17,19 +19,19 @@ export interface FaultLoad {
   stop(): Promise<void>;
 }
 
-async function timed(url: string, init: RequestInit, hangMs: number): Promise<Answer> {
+async function timed(url: string, init: RequestInit & { method?: 'POST' }, hangMs: number): Promise<Answer> {
   const started = performance.now();
   try {
     const response = await fetch(url, { ...init, signal: AbortSignal.timeout(hangMs) });
     await response.arrayBuffer();
     const problem = response.headers.get('content-type') === 'application/problem+json';
-    return { status: response.status, ms: performance.now() - started, problem, at: started };
+    return { write: init.method === 'POST', status: response.status, ms: performance.now() - started, problem, at: started };
   } catch {
-    return { status: 0, ms: performance.now() - started, problem: false, at: started };
+    return { write: init.method === 'POST', status: 0, ms: performance.now() - started, problem: false, at: started };
   }
 }
 
-const write = () => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
+const write = () => ({ method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
 
 /** Starts `clients` loops alternating `GET /users/1` and `POST /users`; a request taking `hangMs` counts as a hang. */
 export function startFaultLoad(baseUrl: string, clients: number, hangMs: number): FaultLoad {

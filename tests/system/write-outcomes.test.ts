@@ -1,7 +1,9 @@
-import { serverOnNewSqliteStore } from '../support/server-process.js';
+import pg from 'pg';
+import { serverOnNewSqliteStore, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { slowSyncs, stopAtNextSync, straceAvailable } from '../support/slow-disk.js';
-import type { TestStore } from '../support/test-store.js';
-import { audit, createOnce, flood, storedEmails, summary, type CreateAnswer, type WriteAudit } from '../support/write-audit.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+import { createTestStore, postgresAvailable, type TestStore } from '../support/test-store.js';
+import { audit, createOnce, flood, steadyFlood, storedEmails, summary, type CreateAnswer, type WriteAudit } from '../support/write-audit.js';
 
 // A write answered with anything but success is never made, and one answered 201 is on disk: a client that
 // retries after a 503 makes no duplicate. The one exception is 504 write-outcome-unknown, a write that had
@@ -12,6 +14,7 @@ import { audit, createOnce, flood, storedEmails, summary, type CreateAnswer, typ
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const describeStrace = straceAvailable() ? describe : describe.skip;
+const describePostgres = postgresAvailable ? describe : describe.skip;
 
 /**
  * Once the fault is over and every create was answered: a statement timeout (after which the writer begins
@@ -84,4 +87,72 @@ describeStrace('SQLite: a writer stopped in the middle of a commit', () => {
     },
     90_000,
   );
+});
+
+describePostgres('PostgreSQL: writes held by a stalled connection', () => {
+  const STATEMENT_MS = 1000;
+  let store: TestStore;
+  let server: ServerProcess | undefined;
+
+  beforeEach(async () => {
+    store = await createTestStore('postgres');
+  });
+  afterEach(async () => {
+    await server?.stop('SIGKILL');
+    server = undefined;
+    await store.drop();
+  });
+
+  const start = async (url = store.url) => {
+    server = await startServerProcess(store, {
+      DATABASE_URL: url,
+      DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_MS),
+      DATABASE_CONNECT_TIMEOUT_MS: String(STATEMENT_MS),
+      LOG_LEVEL: 'info',
+    });
+    expect((await createOnce(server.url)).status).toBe(201);
+    return server;
+  };
+
+  test('a lock on the users table held by another session for 2.5 s during a flood of 300 creates: each 201 is stored, no refused create is', async () => {
+    const { url } = await start();
+    const holder = new pg.Client({ connectionString: store.url });
+    await holder.connect();
+    let answers: CreateAnswer[];
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE users IN ACCESS EXCLUSIVE MODE');
+      const release = sleep(2500).then(() => holder.query('COMMIT'));
+      answers = await flood(url, 300);
+      await release;
+    } finally {
+      await holder.end();
+    }
+    await settled(url, STATEMENT_MS);
+    const result = await expectHonest('PostgreSQL, a lock held 2.5 s', answers, store);
+    expect(result.refused + result.unknown).toBeGreaterThan(0);
+  }, 90_000);
+
+  test('answers lost on the way back for 3 s during a flood of 900 creates: each 201 is stored, no refused create is', async () => {
+    const database = new URL(store.url);
+    const proxy = await startTcpProxy({ host: database.hostname, port: Number(database.port || 5432) });
+    try {
+      const { url } = await start(proxy.via(store.url));
+      const fault = (async () => {
+        await sleep(500);
+        await proxy.setMode('answers-lost');
+        await sleep(3000);
+        await proxy.setMode('pass');
+        await sleep(1000);
+      })();
+      const answers = steadyFlood(url, 10, 50, fault);
+      const answered = await answers;
+      expect(answered.length).toBeGreaterThanOrEqual(300);
+      await settled(url, STATEMENT_MS);
+      const result = await expectHonest('PostgreSQL, answers lost 3 s', answered, store);
+      expect(result.refused + result.unknown).toBeGreaterThan(0);
+    } finally {
+      await proxy.close();
+    }
+  }, 90_000);
 });
