@@ -92,6 +92,8 @@ export interface Config {
   readonly hashChecks: { readonly concurrency: number; readonly queue: number };
   /** Searches (`q`) that may wait for their turn to run a statement; one more is refused (503 searches-busy). */
   readonly searchQueue: number;
+  /** Of those, how many one client may have waiting; one more of its own is refused (0: no bound of its own). */
+  readonly searchQueuePerClient: number;
   /**
    * Store time a search may spend examining users one by one per page (and half of it per count), before it
    * answers with what it found (see user-lists.ts).
@@ -248,6 +250,7 @@ export function loadConfig(env: Env): Config {
       queue: read('AUTH_HASH_QUEUE', integerIn(0, 10_000), '32'),
     },
     searchQueue: read('SEARCH_QUEUE', integerIn(1, 100_000), '256'),
+    searchQueuePerClient: read('SEARCH_QUEUE_PER_CLIENT', integerIn(0, 100_000), '16'),
     searchBudgetMs: read('SEARCH_BUDGET_MS', integerIn(0, 10_000), String(SEARCH_BUDGET_MS)),
     // A sandbox takes a test suite's writes, thousands a minute from one address: no limit unless asked for.
     writesPerMinute: read('RATE_LIMIT_WRITES_PER_MINUTE', integerIn(0, 100_000_000), env.SANDBOX === 'true' ? '0' : '600'),

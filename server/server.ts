@@ -120,7 +120,7 @@ export interface StartOptions {
  * thread cannot reach this connection's store) and in the sandbox (its reset writes through this connection).
  */
 function userRepository(config: Config, database: Database, { tracing, logger, writerThread }: { tracing: Tracing; logger: Logger; writerThread: boolean }): StoppableRepository {
-  const local = createUserRepository(database, { searchQueue: config.searchQueue, searchBudgetMs: config.searchBudgetMs });
+  const local = createUserRepository(database, { searchQueue: config.searchQueue, searchQueuePerClient: config.searchQueuePerClient, searchBudgetMs: config.searchBudgetMs });
   const inProcess = { ...local, stop: async () => undefined };
   if (config.database.kind !== 'sqlite') return inProcess;
   if (cluster.isWorker) return writesThroughPrimary(local, config.storeTimeouts.statementMs);

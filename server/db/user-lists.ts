@@ -58,6 +58,8 @@ export interface ListOptions {
   readonly searchBudgetMs?: number;
   /** Searches that may wait for their turn (SEARCHES_WAITING when not given). */
   readonly searchQueue?: number;
+  /** Of those, how many one asker (UserFilter.searcher) may have waiting (no bound of its own when not given). */
+  readonly searchQueuePerClient?: number;
   /** The store's substring index, if it has one. */
   readonly searchIndex?: SearchIndex | undefined;
   /** Searching statements that may run at once (unbounded when not given; see Database.searchConnections). */
@@ -131,7 +133,12 @@ const keysOfRow = (row: Pick<UserRow, 'id' | 'email_key' | 'first_name_key' | 'l
 
 /** List queries over the users table; `guard` translates store outages. */
 export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promise<T>) => Promise<T>, options: ListOptions = {}) {
-  const turnstile = createTurnstile(SEARCHES_PER_TURN, options.searchConnections ?? Infinity, options.searchQueue ?? SEARCHES_WAITING);
+  const turnstile = createTurnstile({
+    perTurn: SEARCHES_PER_TURN,
+    atOnce: options.searchConnections ?? Infinity,
+    maxWaiting: options.searchQueue ?? SEARCHES_WAITING,
+    maxWaitingPerAsker: options.searchQueuePerClient ?? 0,
+  });
   const { readNow, readOnce } = options;
   /**
    * The rows of a search's statement, compiled: at once on the store's reader where it has one, without

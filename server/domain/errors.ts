@@ -93,11 +93,18 @@ export class InvalidParameterError extends DomainError {
   }
 }
 
-/** So many searches are under way that another would wait longer than a client should; retry shortly. */
+/**
+ * So many searches are under way that another would wait longer than a client should (`queue-full`), or this
+ * client has as many waiting as its share (`client-share`); retry shortly.
+ */
 export class SearchesBusyError extends DomainError {
   readonly kind = 'searches-busy';
-  constructor() {
-    super('Too many searches are under way; try again in 1 second.');
+  constructor(readonly reason: 'queue-full' | 'client-share') {
+    super(
+      reason === 'queue-full'
+        ? 'Too many searches are under way; try again in 1 second.'
+        : 'This client has as many searches waiting as it may; try again in 1 second.',
+    );
   }
 }
 

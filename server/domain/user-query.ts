@@ -29,6 +29,11 @@ export interface UserFilter {
    * next statement. The filter object stands for one request's search (user-lists.ts admits it once).
    */
   readonly signal?: AbortSignal;
+  /**
+   * Who asks (the client, as the per-client limits count it): searches share their turns among askers, and
+   * one asker may keep only its share of them waiting.
+   */
+  readonly searcher?: string;
 }
 
 /** The value of each field of an order, for one user: strings case-folded, the id as is. */

@@ -34,10 +34,12 @@ interface ListQuery {
 export function readListQuery(
   query: ListQuery,
   fields: Readonly<Record<string, SortField>>,
-  signal: () => AbortSignal,
+  request: { readonly signal: AbortSignal; readonly client: string },
 ): { filter: UserFilter; order: UserOrder; position: ListPosition | undefined } {
-  // Only a search checks whether its client is still there; asking for the signal makes one.
-  const filter = { search: query.q, email: query.email, signal: query.q === undefined ? undefined : signal() };
+  // Only a search checks whether its client is still there (asking for the signal makes one), and waits its
+  // turn among its client's searches.
+  const searching = query.q !== undefined;
+  const filter = { search: query.q, email: query.email, signal: searching ? request.signal : undefined, searcher: searching ? request.client : undefined };
   const requested = query.sort === undefined ? undefined : orderOf(query.sort, fields);
   if (query.cursor === undefined) return { filter, order: requested ?? BY_ID, position: undefined };
   return { filter, ...decodeCursor(query.cursor, requested) };

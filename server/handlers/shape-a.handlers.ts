@@ -22,7 +22,7 @@ export function createShapeAHandlers({ users, basePath }: HandlerDeps): ShapeAHa
   return {
     async listDemoUsers(request) {
       const { query } = request;
-      const { filter, order, position } = readListQuery(query, DEMO_SORT_FIELDS, () => request.signal);
+      const { filter, order, position } = readListQuery(query, DEMO_SORT_FIELDS, request);
       const { page: number, per_page: perPage } = query;
       let page: UserPage;
       /** Whether users precede a page read backwards (its number may not tell: see below). */

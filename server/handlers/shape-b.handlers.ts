@@ -20,7 +20,7 @@ export function createShapeBHandlers({ users, basePath }: HandlerDeps): ShapeBHa
   return {
     async listUsers(request) {
       const { query } = request;
-      const { filter, order, position } = readListQuery(query, FIELDS, () => request.signal);
+      const { filter, order, position } = readListQuery(query, FIELDS, request);
       if (query.limit === undefined) {
         if (position !== undefined) throw new InvalidParameterError('cursor', 'needs limit: a cursor continues a list read a page at a time');
         const list = await users.list(filter, order);

@@ -45,10 +45,12 @@ export function testEnv(store: TestStore, env: Record<string, string> = {}): Rec
     BASIC_AUTH_USERNAME: TEST_CREDENTIALS.username,
     ...password,
     LOG_LEVEL: 'silent',
-    // Many suites write thousands of times, over hundreds of connections, from one address; these per-client
-    // limits have tests of their own (write-limit.test.ts, hostile-clients.test.ts).
+    // Many suites write and search thousands of times, over hundreds of connections, from one address; these
+    // per-client limits have tests of their own (write-limit.test.ts, hostile-clients.test.ts,
+    // search-fairness.test.ts).
     RATE_LIMIT_WRITES_PER_MINUTE: '0',
     MAX_CONNECTIONS_PER_CLIENT: '0',
+    SEARCH_QUEUE_PER_CLIENT: '0',
     ...env,
   };
 }

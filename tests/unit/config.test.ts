@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       authThrottle: { maxFailures: 10, windowMs: 900_000 },
       hashChecks: { concurrency: 2, queue: 32 },
       searchQueue: 256,
+      searchQueuePerClient: 16,
       searchBudgetMs: 50,
       writesPerMinute: 600,
       sharedLimits: { redisUrl: undefined, keyPrefix: 'user-records', timeoutMs: 500 },

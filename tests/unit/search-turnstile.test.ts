@@ -1,4 +1,5 @@
 import { createTurnstile, SEARCH_TURN_MS } from '../../server/db/search-turnstile.js';
+import type { SearchesBusyError } from '../../server/domain/errors.js';
 import type { UserFilter } from '../../server/domain/user-query.js';
 
 // When a search's statements run (server/db/search-turnstile.ts): on SQLite they run on the event loop, so
@@ -30,7 +31,7 @@ const busy = (ms: number) => {
 };
 
 test('a search of a small store runs its statements in the turn that began them, not one turn each', async () => {
-  const turnstile = createTurnstile(PER_TURN, Infinity, 1000);
+  const turnstile = createTurnstile({ perTurn: PER_TURN, atOnce: Infinity, maxWaiting: 1000, maxWaitingPerAsker: 0 });
   // 100 searches of five statements each, each statement next to free (a store of 12 users): one turn per
   // four statements would take at least 125 turns.
   const { turns } = await inTurns(() =>
@@ -45,7 +46,7 @@ test('a search of a small store runs its statements in the turn that began them,
 });
 
 test('statements that cost more than the turn may spend start only as many as the turn begins with', async () => {
-  const turnstile = createTurnstile(PER_TURN, Infinity, 1000);
+  const turnstile = createTurnstile({ perTurn: PER_TURN, atOnce: Infinity, maxWaiting: 1000, maxWaitingPerAsker: 0 });
   const ranIn: number[] = [];
   await inTurns((turn) =>
     Promise.all(
@@ -63,7 +64,7 @@ test('statements that cost more than the turn may spend start only as many as th
 });
 
 test('a statement that asks while others wait takes its place behind them, even with time left in the turn', async () => {
-  const turnstile = createTurnstile(1, Infinity, 1000);
+  const turnstile = createTurnstile({ perTurn: 1, atOnce: Infinity, maxWaiting: 1000, maxWaitingPerAsker: 0 });
   const order: string[] = [];
   let late: Promise<unknown> | undefined;
   await Promise.all([
@@ -79,7 +80,7 @@ test('a statement that asks while others wait takes its place behind them, even 
 });
 
 test('at most `atOnce` statements run at the same time, however little the turn has spent', async () => {
-  const turnstile = createTurnstile(PER_TURN, 2, 1000);
+  const turnstile = createTurnstile({ perTurn: PER_TURN, atOnce: 2, maxWaiting: 1000, maxWaitingPerAsker: 0 });
   let running = 0;
   let most = 0;
   await Promise.all(
@@ -93,4 +94,29 @@ test('at most `atOnce` statements run at the same time, however little the turn 
     ),
   );
   expect(most).toBe(2);
+});
+
+test('askers take turns: one with many statements waiting delays another\'s next statement by one of its own, not by all', async () => {
+  const turnstile = createTurnstile({ perTurn: 1, atOnce: 1, maxWaiting: 1000, maxWaitingPerAsker: 0 });
+  const order: string[] = [];
+  const run = (searcher: string, name: string) => turnstile({ search: name, searcher }, async () => void order.push(name));
+  // The flooder's ten are waiting before the other asks.
+  await Promise.all([...Array.from({ length: 10 }, (_, i) => run('flooder', `f${i}`)), run('other', 'o')]);
+  expect(order.indexOf('o')).toBeLessThanOrEqual(2);
+});
+
+test('an asker with its share of searches waiting is refused its next search; others are admitted', async () => {
+  const turnstile = createTurnstile({ perTurn: 1, atOnce: 1, maxWaiting: 1000, maxWaitingPerAsker: 3 });
+  const run = (searcher: string) => turnstile({ search: 'x', searcher }, async () => undefined);
+  const outcomes = await Promise.allSettled([...Array.from({ length: 8 }, () => run('flooder')), run('other')]);
+  const refused = outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as SearchesBusyError).reason : 'ran'));
+  // Asked in one turn, before any ran: three wait, the flooder's other five are refused, the other runs.
+  expect(refused).toEqual(['ran', 'ran', 'ran', ...Array(5).fill('client-share'), 'ran']);
+});
+
+test('a search admitted is never refused a later statement, whatever its asker has waiting', async () => {
+  const turnstile = createTurnstile({ perTurn: 1, atOnce: 1, maxWaiting: 1000, maxWaitingPerAsker: 1 });
+  const search: UserFilter = { search: 'x', searcher: 'one' };
+  const statements = await Promise.all(Array.from({ length: 5 }, (_, i) => turnstile(search, async () => i)));
+  expect(statements).toEqual([0, 1, 2, 3, 4]);
 });

@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { RequestAbandonedError, SearchesBusyError, StoreUnavailableError, WriteOutcomeUnknownError } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
+import { refusalSummary } from '../observability/refusal-summary.js';
 import { endOfTurn } from '../protocol/end-of-turn.js';
 import { asUriReference, classify, HttpProblem, problemDocument, PROBLEMS } from './problem.js';
 
@@ -18,6 +19,7 @@ export function sendProblem(ctx: Context, problem: HttpProblem): void {
 
 /** Outermost middleware: every error becomes problem+json; failures nobody raised on purpose are logged, never shown. */
 export function problemMiddleware(logger: Logger): Middleware {
+  const searchesRefused = refusalSummary(logger, 'searches refused');
   return async (ctx, next) => {
     try {
       await next();
@@ -31,8 +33,10 @@ export function problemMiddleware(logger: Logger): Middleware {
       } else if (error instanceof RequestAbandonedError) {
         logger.info({ method: ctx.method, path: ctx.path }, 'client went away; the work for its answer was stopped');
       } else if (error instanceof SearchesBusyError) {
-        // A refusal of load on purpose (SEARCH_QUEUE): one line, no stack, and counted (rate_limited_total).
-        logger.warn({ method: ctx.method, path: ctx.path }, 'search refused: too many searches waiting');
+        // A refusal of load on purpose (SEARCH_QUEUE, SEARCH_QUEUE_PER_CLIENT): counted each (rate_limited_total,
+        // by observability.ts), logged as a summary of its kind at most once a second.
+        ctx.state.searchRefusal = error.reason;
+        searchesRefused(error.reason);
       } else if (PROBLEMS[problem.kind].status >= 500 && !(error instanceof HttpProblem)) {
         // Only what nobody raised on purpose is a server failure. A 5xx refusal raised on purpose (a full
         // queue of password checks, a worker's missing metrics) is logged and counted where it is decided.

@@ -34,7 +34,7 @@ export interface Metrics {
 type Labels = 'operation_id' | 'method' | 'status';
 
 /** The limits that refuse requests: failed credentials, writes, the two bounds of the password-hash gate, and the queue of searches. */
-export type LimitName = 'credentials' | 'writes' | 'hash_per_client' | 'hash_queue_full' | 'search_queue_full';
+export type LimitName = 'credentials' | 'writes' | 'hash_per_client' | 'hash_queue_full' | 'search_queue_full' | 'search_client_share';
 
 /**
  * Creates the registry with the request histogram, the store outage counter and Node's process metrics.
@@ -63,7 +63,7 @@ export function createMetrics(processLabels: Readonly<Record<string, string>> = 
   });
   const limited = new Counter<'limit'>({
     name: 'rate_limited_total',
-    help: 'Requests refused by a per-client limit (credentials, writes), by the password-hash gate (hash_*) or by the queue of searches (search_queue_full).',
+    help: 'Requests refused by a per-client limit (credentials, writes), by the password-hash gate (hash_*) or by the queue of searches (search_queue_full, search_client_share).',
     labelNames: ['limit'],
     registers: [registry],
   });

@@ -39,7 +39,7 @@ export function observability(logger: Logger, metrics: Metrics, tracing: Tracing
       const problem = ctx.state.problem as ProblemKind | undefined;
       if (status === 503 && (problem === undefined || problem === 'store-unavailable')) metrics.storeUnavailable();
       else if (problem === 'write-outcome-unknown') metrics.writeOutcomeUnknown();
-      else if (problem === 'searches-busy') metrics.limited('search_queue_full');
+      else if (problem === 'searches-busy') metrics.limited(ctx.state.searchRefusal === 'client-share' ? 'search_client_share' : 'search_queue_full');
       span?.end(operationId, ctx.state.route, status);
       const entry = { requestId, traceId: span?.traceId, method, path: ctx.path, operationId, status, durationMs: Math.round(milliseconds * 100) / 100 };
       logRequest(entry, QUIET_OPERATIONS.has(operationId));
