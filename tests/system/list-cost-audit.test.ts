@@ -27,9 +27,11 @@ const SORTS = {
 /**
  * No filter; an address many users share; a common piece of text (one user in 16, in runs along the name
  * orders); text every user holds; text no user holds; and text of two characters, which no index holds, that
- * no user holds either (a search of it examines users one by one until its time runs out).
+ * no user holds either (a search of it examines users one by one until its time runs out); and text whose
+ * longest word many users hold (every Castellan) but whose whole few do (9,272 of 1,000,000), which the index
+ * finds once and each page reads from what it kept.
  */
-const FILTERS = ['', 'email=shared@example.com', 'q=ann', 'q=example', 'q=zzq', 'q=zq'];
+const FILTERS = ['', 'email=shared@example.com', 'q=ann', 'q=example', 'q=zzq', 'q=zq', 'q=.castellan.9'];
 const PAGES = ['page=1&per_page=6', 'page=100&per_page=100', 'page=1666&per_page=6'];
 
 const query = (...parts: string[]) => parts.filter((part) => part !== '' && !part.endsWith('=')).join('&');
