@@ -11,7 +11,7 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
  */
 export type ProxyMode = 'pass' | 'blackhole' | 'refuse' | 'answers-lost';
 
-/** A fault-injecting TCP proxy in front of a real server (here: PostgreSQL). */
+/** A fault-injecting TCP proxy in front of a real server (PostgreSQL, or an instance of the service). */
 export interface TcpProxy {
   readonly port: number;
   /** The URL with its host and port replaced by the proxy's. */

@@ -19,13 +19,16 @@ export const OUTCOME_UNKNOWN = 'urn:user-records:problem:write-outcome-unknown';
 /** How long a create may go unanswered before the flood counts it as a hang. */
 const HANG_MS = 60_000;
 
-/** One create on a connection of its own (`POST {url}/users`), its answer and problem type. */
-export async function createOnce(url: string): Promise<CreateAnswer> {
+/**
+ * One create on a connection of its own (`POST {url}/users`), its answer and problem type; `keyed`: with an
+ * Idempotency-Key (its address, which no other create carries).
+ */
+export async function createOnce(url: string, { keyed = false } = {}): Promise<CreateAnswer> {
   const input = buildUserInput();
   try {
     const response = await fetch(`${url}/users`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', connection: 'close' },
+      headers: { 'content-type': 'application/json', connection: 'close', ...(keyed ? { 'idempotency-key': input.email } : {}) },
       body: JSON.stringify(input),
       signal: AbortSignal.timeout(HANG_MS),
     });
@@ -49,6 +52,32 @@ export async function steadyFlood(url: string, perWave: number, everyMs: number,
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
   return (await Promise.all(answers)).flat();
+}
+
+/** Creates kept `concurrency` at a time, each sent when one is answered, until stopped. */
+export interface CreateLoops {
+  /** Creates answered 201 so far. */
+  made(): number;
+  /** Sends no more; resolves with every answer once those under way are in. */
+  stop(): Promise<CreateAnswer[]>;
+}
+
+/** Starts `concurrency` loops of createOnce: a steady number in flight, however slowly they are answered. */
+export function keepCreating(url: string, { concurrency, keyed = false }: { concurrency: number; keyed?: boolean }): CreateLoops {
+  const answers: CreateAnswer[] = [];
+  let stopped = false;
+  const loop = async () => {
+    while (!stopped) answers.push(await createOnce(url, { keyed }));
+  };
+  const loops = Array.from({ length: concurrency }, loop);
+  return {
+    made: () => answers.filter(({ status }) => status === 201).length,
+    async stop() {
+      stopped = true;
+      await Promise.all(loops);
+      return answers;
+    },
+  };
 }
 
 /** The addresses of the users a store holds, read from it directly. */

@@ -5,12 +5,15 @@ import { haproxyAvailable, startHAProxy, type HAProxy } from '../support/haproxy
 import { requestFrom } from '../support/request-from.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { pgbouncerAvailable, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 import { postgresQuery, postgresSuperuserAvailable, type TestStore } from '../support/test-store.js';
+import { audit, keepCreating, storedEmails, summary, type CreateAnswer } from '../support/write-audit.js';
 
 // The production topology, with real parts: instances on PostgreSQL through PgBouncer in transaction mode
 // (DATABASE_POOL_MODE=transaction), sharing their limits through Redis, behind HAProxy running
-// deploy/haproxy.cfg (readiness checks on /readyz, TRUST_PROXY=1 for its X-Forwarded-For); and a rolling
-// restart of every instance under steady load. A database per test (PgBouncer 1.18 refuses `options`).
+// deploy/haproxy.cfg (readiness checks on /readyz, TRUST_PROXY=1 for its X-Forwarded-For); a rolling restart
+// of every instance under steady load; and an instance killed under a flood of creates, which the proxy must
+// not send twice. A database per test (PgBouncer 1.18 refuses `options`).
 
 const redisAvailable = process.env.TEST_REDIS === 'available';
 /** Where `make bench` wants the rolling restart's counts (bench/results/rolling-restart.md); none in make test. */
@@ -38,6 +41,18 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
   const startIn = async (slot: Slot, extra: Record<string, string> = {}) => {
     running.set(slot, await startServerProcess(store, { ...env, ...extra, PORT: String(ports[slot]) }));
   };
+  /** app1 and app2 started, and HAProxy in front of the three slots (or what `front` puts in one) once it has both up. */
+  const startTopology = async (extra: Record<string, string> = {}, front: { APP1?: string } = {}) => {
+    await Promise.all([startIn('app1', extra), startIn('app2', extra)]);
+    proxy = await startHAProxy({ APP1: `127.0.0.1:${ports.app1}`, APP2: `127.0.0.1:${ports.app2}`, APP3: `127.0.0.1:${ports.app3}`, ...front });
+    await until(async () => (await proxy.server('app1')).status === 'UP' && (await proxy.server('app2')).status === 'UP', 'both instances up');
+  };
+  /** A query on the test's database itself, not through PgBouncer. */
+  const direct = <Row extends Record<string, unknown>>(sql: string, values: unknown[] = []) => {
+    const url = new URL(process.env.TEST_POSTGRES_URL!);
+    url.pathname = `/${database}`;
+    return postgresQuery<Row>(sql, values, url.toString());
+  };
 
   beforeEach(async () => {
     bouncer = await startPgBouncer({ poolMode: 'transaction', poolSize: 4 });
@@ -53,7 +68,6 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
       LOG_LEVEL: 'info',
       SHUTDOWN_TIMEOUT_MS: '5000',
     };
-    proxy = await startHAProxy({ APP1: `127.0.0.1:${ports.app1}`, APP2: `127.0.0.1:${ports.app2}`, APP3: `127.0.0.1:${ports.app3}` });
   });
   afterEach(async () => {
     await proxy?.stop();
@@ -64,9 +78,7 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
   });
 
   test('TRUST_PROXY=1 tells clients apart behind the proxy: one client\'s write limit, counted across both instances, is not another\'s', async () => {
-    const limits = { RATE_LIMIT_WRITES_PER_MINUTE: '3' };
-    await Promise.all([startIn('app1', limits), startIn('app2', limits)]);
-    await until(async () => (await proxy.server('app1')).status === 'UP' && (await proxy.server('app2')).status === 'UP', 'both instances up');
+    await startTopology({ RATE_LIMIT_WRITES_PER_MINUTE: '3' });
     const write = (from: string, n: number) => requestFrom(`${proxy.url}/users`, { from, method: 'POST', json: { firstName: 'T', lastName: 'P', email: `tp-${from}-${n}@example.com` } });
     const first: number[] = [];
     // Round robin: the client's four writes go to both instances, which count them together in Redis.
@@ -76,8 +88,7 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
   }, 60_000);
 
   test('a rolling restart of every instance under steady load fails no request, loses no acknowledged write, and duplicates none', async () => {
-    await Promise.all([startIn('app1'), startIn('app2')]);
-    await until(async () => (await proxy.server('app1')).status === 'UP' && (await proxy.server('app2')).status === 'UP', 'both instances up');
+    await startTopology();
 
     // About 200 requests a second: reads, and creates that carry an Idempotency-Key.
     const failures: string[] = [];
@@ -157,12 +168,53 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
     expect(sent).toBeGreaterThan(400);
     expect(failures).toEqual([]);
     const ids = [...acknowledged.values()];
-    const direct = new URL(process.env.TEST_POSTGRES_URL!);
-    direct.pathname = `/${database}`;
-    const stored = await postgresQuery<{ id: number }>('select id from users where id = any($1)', [ids], direct.toString());
+    const stored = await direct<{ id: number }>('select id from users where id = any($1)', [ids]);
     expect(stored.length).toBe(ids.length);
-    const duplicated = await postgresQuery(`select email from users where email like 'rolling-%' group by email having count(*) > 1`, [], direct.toString());
+    const duplicated = await direct(`select email from users where email like 'rolling-%' group by email having count(*) > 1`);
     expect(duplicated).toEqual([]);
     if (REPORT) writeFileSync(REPORT, readFileSync(REPORT, 'utf8').replace('(checked below) | (checked below)', `${ids.length - stored.length} | ${duplicated.length}`));
   }, 120_000);
+
+  test('an instance killed in a flood of creates: HAProxy sends none without an Idempotency-Key twice, and each keyed one again', async () => {
+    // HAProxy reaches app1 through a relay that loses its answers for a moment before app1 is killed: it then
+    // dies with creates committed and unanswered every time, not only when a kill happens to fall there.
+    const relay = await startTcpProxy({ host: '127.0.0.1', port: ports.app1 });
+    let plain: CreateAnswer[];
+    let keyed: CreateAnswer[];
+    try {
+      await startTopology({ RATE_LIMIT_WRITES_PER_MINUTE: '0' }, { APP1: `127.0.0.1:${relay.port}` });
+      // 64 creates at once, one in four with a key.
+      const plainLoops = keepCreating(proxy.url, { concurrency: 48 });
+      const keyedLoops = keepCreating(proxy.url, { concurrency: 16, keyed: true });
+      try {
+        await until(async () => plainLoops.made() >= 150, '150 creates made');
+        await relay.setMode('answers-lost');
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(await running.get('app1')!.stop('SIGKILL')).toBe('SIGKILL');
+        running.delete('app1');
+        // As a dead instance's port does.
+        await relay.setMode('refuse');
+        const before = plainLoops.made();
+        await until(async () => plainLoops.made() >= before + 150, '150 more creates made');
+      } finally {
+        [plain, keyed] = await Promise.all([plainLoops.stop(), keyedLoops.stop()]);
+      }
+    } finally {
+      await relay.close();
+    }
+
+    const stored = await storedEmails(store);
+    const twice = new Set((await direct<{ email: string }>('select email from users group by email having count(*) > 1')).map((row) => row.email));
+    for (const [name, answers] of [['without a key', plain], ['keyed', keyed]] as const) {
+      const found = audit(answers, stored);
+      const doubled = answers.filter(({ email }) => twice.has(email));
+      console.log(`${summary(`kill -9 in a flood of creates, ${name}`, found)}; ${answers.filter(({ email }) => stored.has(email)).length} stored, ${doubled.length} twice`);
+      expect(doubled).toEqual([]);
+      expect(found.acknowledgedButLost).toEqual([]);
+      // What is stored was acknowledged, or its client was not told (made or not); nothing refused.
+      expect(found.refusedButStored).toEqual([]);
+    }
+    // A keyed create that met the dying instance was sent again, and answered by the other.
+    expect(audit(keyed, stored).unanswered).toEqual([]);
+  }, 60_000);
 });
