@@ -26,13 +26,25 @@ export interface HAProxy {
 export const haproxyAvailable = (): boolean =>
   toolReady(commandRuns('haproxy', ['-v']) ? undefined : 'haproxy is missing', 'the topology tests', 'make deploy-tools installs it');
 
+/** How a test's HAProxy differs from the shipped one: the file's own settings, and the size of the machine. */
+export interface HAProxyOptions {
+  /** Variables the file reads with a default (MAX_CONNECTIONS_PER_CLIENT, HEADERS_TIMEOUT_MS). */
+  readonly env?: Record<string, string>;
+  /**
+   * Connections the whole proxy holds (`haproxy -n`, its global maxconn), as on a machine with fewer file
+   * descriptors: without it HAProxy takes about half of `ulimit -n`, which only a flood too large for a test fills.
+   */
+  readonly maxConnections?: number;
+}
+
 /** Starts HAProxy on a free loopback port in front of the three slots (host:port each). */
-export async function startHAProxy(slots: { APP1: string; APP2: string; APP3: string }): Promise<HAProxy> {
+export async function startHAProxy(slots: { APP1: string; APP2: string; APP3: string }, options: HAProxyOptions = {}): Promise<HAProxy> {
   const dir = mkdtempSync(join(tmpdir(), 'user-records-haproxy-'));
   const socket = join(dir, 'admin.sock');
   const port = await freePort();
-  const child = spawn('haproxy', ['-db', '-f', CONFIG], {
-    env: { PATH: process.env.PATH ?? '', ...slots, LISTEN_PORT: String(port), STATS_SOCKET: socket },
+  const size = options.maxConnections === undefined ? [] : ['-n', String(options.maxConnections)];
+  const child = spawn('haproxy', ['-db', ...size, '-f', CONFIG], {
+    env: { PATH: process.env.PATH ?? '', ...options.env, ...slots, LISTEN_PORT: String(port), STATS_SOCKET: socket },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let printed = '';

@@ -15,15 +15,19 @@ export interface AddressedRequest {
   readonly method?: string;
   readonly headers?: Record<string, string>;
   readonly json?: unknown;
+  /** A connection of its own, closed after the answer, rather than one kept alive from an earlier request. */
+  readonly newConnection?: boolean;
+  /** Rejects, and closes the connection, when no whole answer came within this time. */
+  readonly timeoutMs?: number;
 }
 
 /** One request from a chosen local address, so that a test can be several clients. */
-export function requestFrom(url: string, { from, method = 'GET', headers = {}, json }: AddressedRequest): Promise<AddressedResponse> {
+export function requestFrom(url: string, { from, method = 'GET', headers = {}, json, newConnection = false, timeoutMs }: AddressedRequest): Promise<AddressedResponse> {
   const body = json === undefined ? undefined : JSON.stringify(json);
   const allHeaders = body === undefined ? headers : { 'content-type': 'application/json', ...headers };
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const req = request(url, { localAddress: from, method, headers: allHeaders }, (res) => {
+    const req = request(url, { localAddress: from, method, headers: allHeaders, ...(newConnection ? { agent: false } : {}) }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
@@ -34,6 +38,10 @@ export function requestFrom(url: string, { from, method = 'GET', headers = {}, j
       });
     });
     req.on('error', reject);
+    if (timeoutMs !== undefined) {
+      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      req.once('close', () => clearTimeout(timer));
+    }
     req.end(body);
   });
 }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { freePort } from '../support/prism.js';
-import { haproxyAvailable, startHAProxy, type HAProxy } from '../support/haproxy.js';
+import { haproxyAvailable, startHAProxy, type HAProxy, type HAProxyOptions } from '../support/haproxy.js';
 import { requestFrom } from '../support/request-from.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { pgbouncerAvailable, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
+import { startSlowHeads } from '../support/slow-heads.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 import { postgresQuery, postgresSuperuserAvailable, type TestStore } from '../support/test-store.js';
 import { audit, keepCreating, storedEmails, summary, type CreateAnswer } from '../support/write-audit.js';
@@ -12,8 +13,9 @@ import { audit, keepCreating, storedEmails, summary, type CreateAnswer } from '.
 // The production topology, with real parts: instances on PostgreSQL through PgBouncer in transaction mode
 // (DATABASE_POOL_MODE=transaction), sharing their limits through Redis, behind HAProxy running
 // deploy/haproxy.cfg (readiness checks on /readyz, TRUST_PROXY=1 for its X-Forwarded-For); a rolling restart
-// of every instance under steady load; and an instance killed under a flood of creates, which the proxy must
-// not send twice. A database per test (PgBouncer 1.18 refuses `options`).
+// of every instance under steady load; an instance killed under a flood of creates, which the proxy must not
+// send twice; and a flood of slow request heads from one address, which must leave the proxy to other clients.
+// A database per test (PgBouncer 1.18 refuses `options`).
 
 const redisAvailable = process.env.TEST_REDIS === 'available';
 /** Where `make bench` wants the rolling restart's counts (bench/results/rolling-restart.md); none in make test. */
@@ -42,9 +44,9 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
     running.set(slot, await startServerProcess(store, { ...env, ...extra, PORT: String(ports[slot]) }));
   };
   /** app1 and app2 started, and HAProxy in front of the three slots (or what `front` puts in one) once it has both up. */
-  const startTopology = async (extra: Record<string, string> = {}, front: { APP1?: string } = {}) => {
+  const startTopology = async (extra: Record<string, string> = {}, front: { APP1?: string } = {}, options: HAProxyOptions = {}) => {
     await Promise.all([startIn('app1', extra), startIn('app2', extra)]);
-    proxy = await startHAProxy({ APP1: `127.0.0.1:${ports.app1}`, APP2: `127.0.0.1:${ports.app2}`, APP3: `127.0.0.1:${ports.app3}`, ...front });
+    proxy = await startHAProxy({ APP1: `127.0.0.1:${ports.app1}`, APP2: `127.0.0.1:${ports.app2}`, APP3: `127.0.0.1:${ports.app3}`, ...front }, options);
     await until(async () => (await proxy.server('app1')).status === 'UP' && (await proxy.server('app2')).status === 'UP', 'both instances up');
   };
   /** A query on the test's database itself, not through PgBouncer. */
@@ -88,7 +90,9 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
   }, 60_000);
 
   test('a rolling restart of every instance under steady load fails no request, loses no acknowledged write, and duplicates none', async () => {
-    await startTopology();
+    // The load stands for many clients, from one address, at a fixed rate: on a busy machine its requests in
+    // flight pile up past what the proxy lets one client hold.
+    await startTopology({}, {}, { env: { MAX_CONNECTIONS_PER_CLIENT: '0' } });
 
     // About 200 requests a second: reads, and creates that carry an Idempotency-Key.
     const failures: string[] = [];
@@ -217,4 +221,27 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
     // A keyed create that met the dying instance was sent again, and answered by the other.
     expect(audit(keyed, stored).unanswered).toEqual([]);
   }, 60_000);
+
+  test('one address sending request heads slowly on many connections: every GET from another is answered within 2 s', async () => {
+    // The proxy of a smaller machine (200 connections in all): the flood is larger than the whole proxy, and
+    // one client may hold a quarter of it (twice MAX_CONNECTIONS_PER_CLIENT).
+    const limits = { MAX_CONNECTIONS_PER_CLIENT: '25', HEADERS_TIMEOUT_MS: '3000' };
+    await startTopology({}, {}, { maxConnections: 200, env: limits });
+    const attack = await startSlowHeads(proxy.url, { connections: 250, from: '127.0.0.2', lineEveryMs: 1000 });
+    const reads: (number | string)[] = [];
+    try {
+      for (let i = 0; i < 10; i++) {
+        const read = requestFrom(`${proxy.url}/users/1`, { from: '127.0.0.1', newConnection: true, timeoutMs: 2000 });
+        reads.push(await read.then((response) => response.status, (error: Error) => error.message));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      const answered = reads.filter((read) => read === 200).length;
+      console.log(`250 slow heads from one address: ${answered} of 10 GETs answered within 2 s; of ${attack.tried()} attacking connections, ${attack.refused()} refused, ${attack.timedOut()} answered 408`);
+      expect(reads).toEqual(Array(10).fill(200));
+      // The slow heads are cut off at the proxy's time for a head, and their places taken by new ones.
+      await until(async () => attack.timedOut() > 0, 'a slow head answered 408', 10_000);
+    } finally {
+      attack.stop();
+    }
+  }, 90_000);
 });

@@ -50,10 +50,19 @@ test('the migration runs the image\'s migrate tool on the same database, with no
   expect(loadStoreConfig(environmentOf(migrate)).database).toEqual(loadConfig(environmentOf(compose.services.app1!)).database);
 });
 
+/** The variables deploy/haproxy.cfg reads, with the default it gives each (undefined: none). */
+const proxyVariables = new Map([...read('deploy/haproxy.cfg').matchAll(/\$\{(\w+)(?:-([^}]*))?\}/g)].map(([, name, fallback]) => [name!, fallback]));
+
 test('HAProxy runs deploy/haproxy.cfg and gets every variable it names', () => {
   const haproxy = compose.services.haproxy!;
   expect(haproxy.volumes).toContain('./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro');
-  const named = [...read('deploy/haproxy.cfg').matchAll(/\$\{(\w+)\}/g)].map((match) => match[1]);
-  expect(Object.keys(environmentOf(haproxy)).sort()).toEqual([...new Set(named)].sort());
+  expect(Object.keys(environmentOf(haproxy)).sort()).toEqual([...proxyVariables.keys()].sort());
   expect(environmentOf(haproxy)).toMatchObject({ APP1: 'app1:3000', APP2: 'app2:3000' });
+});
+
+test('HAProxy limits a client\'s connections with the numbers the service uses alone, which TRUST_PROXY turns off there', () => {
+  const alone = loadConfig(environmentOf(compose.services.app1!));
+  const numbers = { MAX_CONNECTIONS_PER_CLIENT: String(alone.maxConnectionsPerClient), HEADERS_TIMEOUT_MS: String(alone.timeouts.headersMs) };
+  expect(Object.fromEntries([...proxyVariables].filter(([, fallback]) => fallback !== undefined))).toEqual(numbers);
+  expect(environmentOf(compose.services.haproxy!)).toMatchObject(numbers);
 });
