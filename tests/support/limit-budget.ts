@@ -23,10 +23,13 @@ export const LIMIT_ENV = { AUTH_MAX_FAILURES: String(LIMIT), RATE_LIMIT_WRITES_P
 
 const basic = (username: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` });
 
-/** One request on a connection of its own, so that a cluster's workers take turns (keep-alive would pin one). */
-export function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<number> {
+/**
+ * One request on a connection of its own, so that a cluster's workers take turns (keep-alive would pin one);
+ * `from` is the loopback address it comes from (127.x.y.z are all this machine), a client of its own.
+ */
+export function send(url: string, method: string, headers: Record<string, string>, body?: string, from?: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent: false, headers: { connection: 'close', ...headers } }, (res) => {
+    const req = request(url, { method, agent: false, localAddress: from, headers: { connection: 'close', ...headers } }, (res) => {
       res.resume().on('end', () => resolve(res.statusCode!));
     });
     req.on('error', reject);
@@ -34,8 +37,9 @@ export function send(url: string, method: string, headers: Record<string, string
   });
 }
 
-/** A well-formed Basic credential with the wrong password (for the test user, or the one given). */
-export const failedLogin = (base: string, username: string = TEST_CREDENTIALS.username) => send(`${base}/protected-resource`, 'GET', basic(username, 'wrong'));
+/** A well-formed Basic credential with the wrong password (for the test user, or the one given), from the address given. */
+export const failedLogin = (base: string, username: string = TEST_CREDENTIALS.username, from?: string) =>
+  send(`${base}/protected-resource`, 'GET', basic(username, 'wrong'), undefined, from);
 
 /** The test server's credentials. */
 export const login = (base: string) => send(`${base}/protected-resource`, 'GET', basic(TEST_CREDENTIALS.username, TEST_CREDENTIALS.password));

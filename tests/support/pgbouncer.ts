@@ -1,9 +1,11 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './prism.js';
 import { commandRuns, toolReady } from './system-tools.js';
+import { postgresQuery, type TestStore } from './test-store.js';
 
 // A real PgBouncer (Debian's, 1.18) in front of the test PostgreSQL, as deployments put one in front of many
 // instances: `pool_mode = transaction` unless told otherwise, and few server connections, so that clients
@@ -88,5 +90,20 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
       await exited;
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * A fresh database of the test PostgreSQL, reached through `bouncer`: PgBouncer 1.18 refuses the `options`
+ * parameter that gives the other suites a schema each.
+ */
+export async function databaseBehind(bouncer: PgBouncer): Promise<TestStore & { readonly database: string }> {
+  const database = `user_records_pgb_${randomBytes(5).toString('hex')}`;
+  await postgresQuery(`create database ${database}`);
+  return {
+    dialect: 'postgres',
+    url: bouncer.url(database),
+    database,
+    drop: async () => void (await postgresQuery(`drop database if exists ${database} with (force)`)),
   };
 }

@@ -1,27 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { buildUserInput } from '../support/builders.js';
-import { pgbouncerAvailable, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
+import { databaseBehind, pgbouncerAvailable, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
 import { runServerToExit, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { postgresQuery, postgresSuperuserAvailable, type TestStore } from '../support/test-store.js';
 
 // The service behind a real PgBouncer in transaction mode, with two server connections shared by every
-// client, as deployments with many instances run it. Each test has a database of its own (PgBouncer 1.18
-// refuses the `options` parameter that gives the other suites a schema each).
+// client, as deployments with many instances run it. Each test has a database of its own (databaseBehind).
 
 const describeBehindPgBouncer = postgresSuperuserAvailable && pgbouncerAvailable() ? describe : describe.skip;
-
-/** A fresh database, reached through `bouncer`. */
-async function databaseBehind(bouncer: PgBouncer): Promise<TestStore & { readonly database: string }> {
-  const database = `user_records_pgb_${randomBytes(5).toString('hex')}`;
-  await postgresQuery(`create database ${database}`);
-  return {
-    dialect: 'postgres',
-    url: bouncer.url(database),
-    database,
-    drop: async () => void (await postgresQuery(`drop database if exists ${database} with (force)`)),
-  };
-}
 
 /** The test server's URL, for one database of it. */
 const direct = (database: string) => {
