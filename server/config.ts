@@ -107,7 +107,7 @@ export interface Config {
     readonly redisUrl: string | undefined;
     /** Starts every key (Redis) and row (store): one per service sharing a Redis or a database. */
     readonly keyPrefix: string;
-    /** One call to the shared counts; past it, this process counts alone until the shared store answers. */
+    /** One call to the shared counts, waiting for a connection included; past it, what the call was for is refused (503). */
     readonly timeoutMs: number;
   };
   /** Browser origins allowed to call the API (CORS); empty allows none. */

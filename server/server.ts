@@ -195,7 +195,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // Checked before the store is opened: a USERS_FILE that does not pass stops the start, whatever the store holds.
   const first = firstUsers(config, () => contract);
   const database = await openPreparedDatabase(config, logger, first, metrics, tracing);
-  const limiters = await createLimiters(config, database.sharedCounters, { logger, metrics });
+  const limiters = await createLimiters(config, database.sharedCounters, { logger });
   // Stopped if the start fails: a writer thread would keep the process alive.
   let opened: StoppableRepository | undefined;
   try {

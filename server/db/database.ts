@@ -17,7 +17,7 @@ import { MultiProcessSqliteDialect, withStatementCache } from './sqlite-dialect.
 import { postgresSearchIndex } from './postgres-search-index.js';
 import { sqliteSearchIndex } from './sqlite-search-index.js';
 import { walIndexVersion } from './wal-index.js';
-import { postgresCounters, type SharedCounters } from './shared-counters.js';
+import { postgresCounts, type SharedCounts } from './shared-counters.js';
 import type { Tables } from './tables.js';
 
 // The only module that names a SQL dialect (with the modules it imports from this folder).
@@ -33,7 +33,7 @@ export interface Database {
   /** Resolves when a request would find the store working: it answers a query, and (SQLite) its disk has room. */
   probe(): Promise<void>;
   /** Per-client counts every instance on this store shares; undefined where the store is one machine's (SQLite). */
-  readonly sharedCounters: SharedCounters | undefined;
+  readonly sharedCounters: SharedCounts | undefined;
   /** The substring index of the users' folded names and addresses, where the store has one. */
   readonly searchIndex: SearchIndex | undefined;
   /**
@@ -172,7 +172,7 @@ interface DialectSupport {
   writer(db: Kysely<Tables>): Write;
   /** Schema that holds Kysely's migration tables, when the dialect has schemas. */
   migrationSchema(db: Kysely<Tables>): Promise<string | undefined>;
-  readonly sharedCounters: SharedCounters | undefined;
+  readonly sharedCounters: SharedCounts | undefined;
   /** The substring index, once the schema is migrated (PostgreSQL's exists only where pg_trgm could be had). */
   searchIndex(db: Kysely<Tables>): Promise<SearchIndex | undefined>;
   readonly searchConnections: number;
@@ -432,7 +432,7 @@ function postgres(url: string, poolSize: number, poolMode: PoolMode, timeouts: S
     // One connection, closed when the migrations are done.
     migrationDialect: () => new PostgresDialect({ pool: createPostgresPool(url, 1, { ...timeouts, statementMs: MIGRATION_STATEMENT_MS }, onFault, poolMode) }),
     migratesInOneTransaction: true,
-    sharedCounters: postgresCounters(pool),
+    sharedCounters: postgresCounts(url, poolMode, timeouts, onFault),
     flavour: {
       // Identity columns are sequences: ids are never reused, even after a rollback or a delete.
       generatedIntegerKey: (column) => column.generatedByDefaultAsIdentity(),

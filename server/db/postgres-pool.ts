@@ -89,17 +89,33 @@ const loadPg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof p
  *   the pool it would wedge every request that gets it. Such a client is released with its error, which
  *   makes the pool destroy it and open a fresh connection when one is needed: the pool heals by itself.
  *   Until then its later queries (Kysely's ROLLBACK) fail at once with the same error.
+ *
+ * `settings` are further settings of this pool's sessions (a SET on each new connection; in transaction mode,
+ * SET LOCAL in each transaction as the timeouts are).
  */
-export function createPostgresPool(url: string, size: number, timeouts: StoreTimeouts, onFault: ConnectionFault, mode: PoolMode = 'session'): WatchedPool {
+export function createPostgresPool(
+  url: string,
+  size: number,
+  timeouts: StoreTimeouts,
+  onFault: ConnectionFault,
+  mode: PoolMode = 'session',
+  settings: Readonly<Record<string, string>> = {},
+): WatchedPool {
   const pool = new (loadPg().Pool)(poolOptions(url, size, timeouts, mode));
-  const setLocal = Object.entries(sessionSettings(timeouts)).map(([name, value]) => `set local ${name} = ${value}`).join('; ');
+  const setLocal = Object.entries({ ...sessionSettings(timeouts), ...settings }).map(([name, value]) => `set local ${name} = ${value}`).join('; ');
+  const setSession = Object.entries(settings).map(([name, value]) => `set ${name} = ${value}`).join('; ');
   const reported = new WeakSet<pg.Client>();
   const report = (client: pg.Client, error: unknown) => {
     if (reported.has(client)) return;
     reported.add(client);
     onFault({ code: postgresOutage(error) ?? 'UNKNOWN', message: (error as Error).message });
   };
-  pool.on('connect', (client) => client.on('error', (error) => report(client, error)));
+  pool.on('connect', (client) => {
+    client.on('error', (error) => report(client, error));
+    // Queued before anything the pool hands the connection to: a client runs its queries in order. A
+    // connection that fails it fails its next statement too, which reports it.
+    if (mode === 'session' && setSession !== '') client.query(setSession).catch(() => {});
+  });
   // The idle client's error has been reported by its own listener above; the pool has removed the client.
   pool.on('error', () => {});
 

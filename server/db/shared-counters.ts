@@ -1,5 +1,7 @@
 import { RateLimiterPostgres, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { WatchedPool } from './postgres-pool.js';
+import type { StoreTimeouts } from '../config.js';
+import type { PoolMode } from '../config-readers.js';
+import { createPostgresPool, type ConnectionFault } from './postgres-pool.js';
 
 /** What one shared counter counts: `points` per key within `duration` seconds, its keys starting `keyPrefix:`. */
 export interface CounterOptions {
@@ -8,17 +10,46 @@ export interface CounterOptions {
   readonly duration: number;
 }
 
-/** Makes counters that every instance on this store shares; see http/limits/limiter-store.ts. */
-export type SharedCounters = (options: CounterOptions) => RateLimiterAbstract;
+/** The counters every instance on this store shares, over connections of their own that `close` ends. */
+export interface OpenCounts {
+  counter(options: CounterOptions): RateLimiterAbstract;
+  close(): Promise<void>;
+}
+
+/** Opens the shared counts, each of their calls to be answered within `timeoutMs`; see http/limits/limiter-store.ts. */
+export type SharedCounts = (timeoutMs: number) => OpenCounts;
 
 /** The table of migration 2026-11-23-03, in the schema search_path selects (as every other table). */
 const TABLE = 'rate_limits';
 
 /**
- * Counters in the store's rate_limits table, on the service's own watched pool: a connection that fails there
- * is discarded like any other. The migration made the table, so the limiter never issues its racy CREATE.
+ * Connections of each process that only the counts use. Sharing the requests' pool, a burst of guesses would
+ * hold every connection with its own counts, and a burst of searches would keep the counts from any: a count
+ * that waits past its timeout refuses a login. With the session below, two carry as many counts a second as
+ * ten (docs/decisions/limit-counts-in-one-store.md); one client's counts wait for each other on their row anyway.
  */
-export function postgresCounters(pool: WatchedPool): SharedCounters {
-  // rate-limiter-flexible calls `query` on a 'pool' store client, once per statement.
-  return (options) => new RateLimiterPostgres({ ...options, storeClient: pool, storeType: 'pool', tableName: TABLE, tableCreated: true });
+const COUNT_CONNECTIONS = 2;
+
+/**
+ * A count's commit does not wait for PostgreSQL to flush its log: the counts of the last moments before a crash
+ * of the database may be forgotten, in exchange for a count that takes about a quarter of the time.
+ */
+const COUNT_SESSION = { synchronous_commit: 'off' };
+
+/**
+ * Counters in the store's rate_limits table, on a watched pool of their own (a connection that fails there is
+ * discarded like any other). Nothing of a call outlives its timeout: the wait for a connection, and the
+ * statement itself (statement_timeout, a cancel by the server that rolls it back), are bounded by it, so that
+ * a point the caller was told it could not have is not taken later. The migration made the table, so the
+ * limiter never issues its racy CREATE.
+ */
+export function postgresCounts(url: string, mode: PoolMode, timeouts: StoreTimeouts, onFault: ConnectionFault): SharedCounts {
+  return (timeoutMs) => {
+    const pool = createPostgresPool(url, COUNT_CONNECTIONS, { ...timeouts, statementMs: timeoutMs, connectMs: timeoutMs }, onFault, mode, COUNT_SESSION);
+    return {
+      // rate-limiter-flexible calls `query` on a 'pool' store client, once per statement.
+      counter: (options) => new RateLimiterPostgres({ ...options, storeClient: pool, storeType: 'pool', tableName: TABLE, tableCreated: true }),
+      close: () => pool.end(),
+    };
+  };
 }

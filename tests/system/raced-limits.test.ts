@@ -27,8 +27,8 @@ describe.each(STORES)('counted in $name', ({ dialect, env, needsPostgres, needsR
   ((needsPostgres && !postgresAvailable) || (needsRedis && !redisAvailable) ? test.skip : test)(`${PARALLEL} guesses and ${PARALLEL} creates at once: at most the budget of each gets through`, async () => {
     const { prefix, clean } = redisPrefix();
     const store = await createTestStore(dialect);
-    // A shared store slower than its timeout is counted around by each process alone (by design, see
-    // insured-counter.ts): on a busy machine 300 ms was seen to pass, and creates got two budgets.
+    // A shared store slower than its timeout refuses what needs it (503, see bounded-counter.ts): on a busy
+    // machine 300 ms was seen to pass. This test is about counts answered in time.
     const server = await startServerProcess(store, { ...LIMIT_ENV, RATE_LIMIT_STORE_TIMEOUT_MS: '10000', RATE_LIMIT_KEY_PREFIX: prefix, ...env });
     try {
       const guesses = await statuses(() => failedLogin(server.url));

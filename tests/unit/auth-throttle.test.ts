@@ -1,5 +1,6 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { createAuthThrottle } from '../../server/http/auth/auth-throttle.js';
+import { CountsUnavailableError } from '../../server/http/limits/bounded-counter.js';
 import type { LimiterSettings } from '../../server/http/limits/limiter-store.js';
 
 // The brute-force guard's counts under attempts that overlap, with the counters a single process uses
@@ -53,4 +54,45 @@ test('a point given back to a count that still holds it frees a guess', async ()
   refuse(new Error('refused by the hash gate'));
   await expect(held).rejects.toThrow();
   expect(await guesses(throttle, 2)).toEqual([true, false]);
+});
+
+/** Memory counters whose store stops answering the calls `failing` picks, as a shared store that fails or times out does. */
+function counters(failing: (prefix: string, call: string) => boolean) {
+  return (settings: LimiterSettings) => {
+    const store = memoryCounters(settings);
+    const answer = <T>(call: string, work: () => Promise<T>) => (failing(settings.keyPrefix, call) ? Promise.reject(new CountsUnavailableError()) : work());
+    return {
+      consume: (key: string) => answer('consume', () => store.consume(key)),
+      get: (key: string) => answer('get', () => store.get(key)),
+      penalty: (key: string) => answer('penalty', () => store.penalty(key)),
+      reward: (key: string, points: number) => answer('reward', () => store.reward(key, points)),
+      delete: (key: string) => answer('delete', () => store.delete(key)),
+    };
+  };
+}
+
+test('a count its store cannot answer refuses the attempt before any check; the count that answered gets its point back', async () => {
+  let down = true;
+  const throttle = createAuthThrottle({ maxFailures: 3, windowMs: 60_000 }, counters((prefix, call) => down && prefix === 'auth-name' && call === 'consume'));
+  let checks = 0;
+  const counted = () => ((checks += 1), wrong());
+  for (let i = 0; i < 5; i++) await expect(throttle.guard('client', 'alice', counted, isRight)).rejects.toBeInstanceOf(CountsUnavailableError);
+  expect(checks).toBe(0);
+  down = false;
+  // The client's count took a point five times and gave each back: its budget is whole.
+  expect(await guesses(throttle, 4)).toEqual([true, true, true, false]);
+});
+
+test('points its store cannot take back, and failures it cannot forgive, stay counted: fewer guesses, never more', async () => {
+  let down = false;
+  const throttle = createAuthThrottle({ maxFailures: 4, windowMs: 60_000 }, counters((_prefix, call) => down && (call === 'reward' || call === 'delete')));
+  expect(await guesses(throttle, 2)).toEqual([true, true]);
+  down = true;
+  // The right credential is let in, though its forgiveness cannot be written.
+  expect(await throttle.guard('client', 'alice', right, isRight)).toMatchObject({ checked: true, result: true });
+  // An attempt the hash gate refused cannot give its point back.
+  await expect(throttle.guard('client', 'alice', () => Promise.reject(new Error('refused by the hash gate')), isRight)).rejects.toThrow('refused by the hash gate');
+  down = false;
+  // Both kept their points: with the two failures, the budget of four is spent.
+  expect(await guesses(throttle, 1)).toEqual([false]);
 });

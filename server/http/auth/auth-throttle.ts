@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { secondsLeft } from '../limits/insured-counter.js';
+import { secondsLeft } from '../limits/bounded-counter.js';
 import type { LimiterSettings, Counter } from '../limits/limiter-store.js';
 
 /** Settings of the brute-force guard. */
@@ -35,15 +35,25 @@ export type Guarded<T> =
   /** Whole seconds until the count that refused the attempt starts over. */
   | { readonly checked: false; readonly retryAfterSeconds: number };
 
-/** The points one attempt took, from the counts of its client and of its user name. */
-interface Taken {
+/** What the counts of an attempt's client and user name answered; undefined where the store did not answer. */
+interface Held {
   readonly client: string;
   readonly key: string;
-  readonly byClient: RateLimiterRes;
-  readonly byName: RateLimiterRes;
+  readonly byClient: RateLimiterRes | undefined;
+  readonly byName: RateLimiterRes | undefined;
   /** When they were taken (performance.now()), to tell how much of their windows is left. */
   readonly takenAt: number;
 }
+
+/** The points one attempt took, from both counts. */
+interface Taken extends Held {
+  readonly byClient: RateLimiterRes;
+  readonly byName: RateLimiterRes;
+}
+
+/** The counts a store answered with, taking the point or refusing it; undefined when it failed or did not answer. */
+const answered = (outcome: PromiseSettledResult<RateLimiterRes>): RateLimiterRes | undefined =>
+  outcome.status === 'fulfilled' ? outcome.value : outcome.reason instanceof RateLimiterRes ? outcome.reason : undefined;
 
 /**
  * Counts credential checks per client, and per user name from that client; either count past `maxFailures`
@@ -55,6 +65,11 @@ interface Taken {
  * mistyped is not locked out by the next typo. Points taken by checks still under way
  * are not failures: an attempt refused while its client has some tries again when they are done, so that a
  * burst of right logins is not refused for a whole window.
+ *
+ * Every count lives in the one store the limiters were made for. When it fails or does not answer in time, the
+ * attempt is refused before any check (its caller answers 503): the store's error goes up, the points the
+ * store did answer for go back to it, and a point it may have taken unseen stays there. Points that cannot be
+ * given back, or failures that cannot be forgiven, stay counted: the client has fewer guesses, never more.
  */
 export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, createLimiter: (settings: LimiterSettings) => Counter) {
   const settings = { points: maxFailures, durationSeconds: Math.ceil(windowMs / 1000) };
@@ -63,18 +78,22 @@ export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, 
   /** This process's checks under way, by client: what a refused attempt of the same client waits for. */
   const underWay = new Map<string, Set<Promise<unknown>>>();
 
-  /** Takes one point from both counts; the counts if both had one, else the refusals (and the points are given back). */
+  /**
+   * Takes one point from both counts; the counts if both had one, else the refusals (and the points are given
+   * back). Rejects with the store's error when it failed to answer for either count.
+   */
   async function take(client: string, key: string): Promise<{ taken: Taken } | { refused: RateLimiterRes[] }> {
     const takenAt = performance.now();
     const outcomes = await Promise.allSettled([perClient.consume(client), perName.consume(key)]);
-    // A store that fails rejects with an Error, not with the counts: that is a server fault, not a limit.
-    for (const outcome of outcomes) if (outcome.status === 'rejected' && !(outcome.reason instanceof RateLimiterRes)) throw outcome.reason;
-    const [byClient, byName] = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as RateLimiterRes)));
-    const taken = { client, key, byClient: byClient!, byName: byName!, takenAt };
-    if (outcomes.every((outcome) => outcome.status === 'fulfilled')) return { taken };
+    const [byClient, byName] = outcomes.map(answered);
+    if (outcomes.every((outcome) => outcome.status === 'fulfilled')) return { taken: { client, key, byClient: byClient!, byName: byName!, takenAt } };
     // A refused attempt is no guess either: left in the counts, refusals would keep them past the limit
-    // after the failures that put them there were forgiven.
-    await giveBack(taken);
+    // after the failures that put them there were forgiven. Nor is one whose store could not count it; its
+    // refusal does not wait for that give-back, which may wait out a timeout of its own.
+    const given = giveBack({ client, key, byClient, byName, takenAt });
+    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected' && answered(outcome) === undefined);
+    if (failed) throw failed.reason;
+    await given;
     return { refused: outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as RateLimiterRes] : [])) };
   }
 
@@ -90,7 +109,7 @@ export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, 
    * that parallel attempts change meanwhile, left the client's count too high or too low.
    */
   async function forgive(client: string, key: string): Promise<void> {
-    await Promise.all([perClient.delete(client), perName.delete(key)]);
+    await Promise.allSettled([perClient.delete(client), perName.delete(key)]);
   }
 
   /**
@@ -99,13 +118,13 @@ export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, 
    * the reward made a count of -1, a guess past the budget. That give-back is undone; each undoes only its
    * own, so however many land around one forgiveness the count ends where the attempts left it.
    */
-  async function giveBack({ client, key, byClient, byName, takenAt }: Taken): Promise<void> {
+  async function giveBack({ client, key, byClient, byName, takenAt }: Held): Promise<void> {
     const keep = (count: RateLimiterRes) => count.msBeforeNext - (performance.now() - takenAt) <= GIVE_BACK_MARGIN_MS;
-    const giveTo = async (counter: Counter, name: string, count: RateLimiterRes) => {
-      if (keep(count)) return;
+    const giveTo = async (counter: Counter, name: string, count: RateLimiterRes | undefined) => {
+      if (count === undefined || keep(count)) return;
       if ((await counter.reward(name, 1)).consumedPoints < 0) await counter.penalty(name);
     };
-    await Promise.all([giveTo(perClient, client, byClient), giveTo(perName, key, byName)]);
+    await Promise.allSettled([giveTo(perClient, client, byClient), giveTo(perName, key, byName)]);
   }
 
   /** Runs the check, its point taken, and settles the point by its outcome. */

@@ -3,6 +3,7 @@ import type { RouteDefinition } from '../../../generated/routes.js';
 import type { Principal } from '../../../generated/server/handlers.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
+import { CountsUnavailableError } from '../limits/bounded-counter.js';
 import type { Limiters } from '../limits/limiter-store.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createAuthThrottle, type AuthThrottle } from './auth-throttle.js';
@@ -33,13 +34,26 @@ export function createAuthGuards(config: Config, limiters: Limiters, metrics: Me
 }
 
 /**
+ * What an attempt gets when the store of the failure counts cannot answer in time: a refusal before any check
+ * (503, Retry-After), never a check counted elsewhere. Other errors go up as they are.
+ */
+function refusedUncounted(metrics: Metrics): (error: unknown) => never {
+  return (error) => {
+    if (!(error instanceof CountsUnavailableError)) throw error;
+    metrics.limitStoreUnavailable('credentials');
+    throw new HttpProblem('credential-checks-busy', 'The count of failed attempts cannot be read in time; try again in 1 second.');
+  };
+}
+
+/**
  * The credential check of a secured operation. A request without well-formed Basic credentials is how a
  * client learns it needs them: it gets the 401 challenge at once, costs no password hash and is never
  * throttled. Each attempt takes its point of the client's budget before the password check (see
  * auth-throttle.ts); an attempt beyond the budget is refused (429) without a check. A header that passed a check
  * before, from a client whose counts hold no point (no failure to forgive, no lockout), is answered as that check
  * answered, without either: Basic credentials come with every request of a logged-in client, and each cost a
- * password hash and four writes of the shared counts.
+ * password hash and four writes of the shared counts. When those counts cannot be had in time, the attempt is
+ * refused (503 `credential-checks-busy`) without a check.
  */
 export function authenticate(route: RouteDefinition, config: Config, guards: AuthGuards): Authenticate {
   if (route.security.length === 0) return async () => undefined;
@@ -52,14 +66,15 @@ export function authenticate(route: RouteDefinition, config: Config, guards: Aut
   const { maxFailures, windowMs } = config.authThrottle;
   const policy = `"credentials";q=${maxFailures};w=${Math.ceil(windowMs / 1000)}`;
   const run = (client: string, given: BasicCredentials): Promise<BasicCheck> => (gate ? gate(client, () => check(given)) : check(given));
+  const uncounted = refusedUncounted(metrics);
   return async (ctx) => {
     const header = ctx.get('authorization');
     const client: string = ctx.state.client;
     const known = verified.recognise(header);
-    if (known !== undefined && (await throttle.clear(client, known.username))) return known;
+    if (known !== undefined && (await throttle.clear(client, known.username).catch(uncounted))) return known;
     const given = parseBasicAuthorization(header || undefined);
     if (given === undefined) throw challenge();
-    const guarded = await throttle.guard(client, given.username, () => run(client, given), (result) => 'principal' in result);
+    const guarded = await throttle.guard(client, given.username, () => run(client, given), (result) => 'principal' in result).catch(uncounted);
     if (!guarded.checked) {
       const wait = guarded.retryAfterSeconds;
       metrics.limited('credentials');

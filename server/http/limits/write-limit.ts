@@ -3,7 +3,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../../logger.js';
 import { HttpProblem } from '../errors/problem.js';
 import type { Metrics } from '../observability/metrics.js';
-import { secondsLeft } from './insured-counter.js';
+import { CountsUnavailableError, secondsLeft } from './bounded-counter.js';
 import type { Limiters } from './limiter-store.js';
 
 const WINDOW_SECONDS = 60;
@@ -15,6 +15,10 @@ const WINDOW_SECONDS = 60;
  * the RateLimit-Policy / RateLimit fields of draft-ietf-httpapi-ratelimit-headers (policy "writes": quota
  * `q` per window `w` seconds; `r` remaining, `t` seconds until the quota resets), so that a client can pace
  * itself before it is refused; refusals are 429 with `Retry-After` too. Undefined when disabled (0).
+ *
+ * A write whose count cannot be had in time (the shared store failed, or is slower than its timeout) is refused
+ * with 503 and `Retry-After`, as a credential check is: admitted uncounted, a burst that outruns the store would
+ * pass the limit, and counted elsewhere, the count would split. Refused before it begins, it is never made.
  */
 export function writeLimit(perMinute: number, limiters: Limiters, metrics: Metrics, logger: Logger): Middleware | undefined {
   if (perMinute === 0) return undefined;
@@ -26,7 +30,13 @@ export function writeLimit(perMinute: number, limiters: Limiters, metrics: Metri
     try {
       counted = await limiter.consume(client);
     } catch (outcome) {
-      // A store that fails rejects with an Error, not with the counts: that is a server fault, not a limit.
+      if (outcome instanceof CountsUnavailableError) {
+        metrics.limitStoreUnavailable('writes');
+        throw new HttpProblem('store-unavailable', 'The count of this client\'s writes cannot be read in time; nothing was changed. Try again in 1 second.', {
+          headers: { 'Retry-After': '1' },
+        });
+      }
+      // Anything else that is not the counts is a server fault, not a limit.
       if (!(outcome instanceof RateLimiterRes)) throw outcome;
       const seconds = secondsLeft(outcome);
       metrics.limited('writes');

@@ -20,8 +20,8 @@ export interface Metrics {
   openConnections(count: number): void;
   /** A batch of trace spans could not be exported. */
   tracingExportFailed(): void;
-  /** A rate-limit check counted by this process alone, because the shared store failed or timed out. */
-  limitCountedLocally(): void;
+  /** A request refused (503) because the shared store of a limit's counts failed or did not answer in time. */
+  limitStoreUnavailable(limit: CountedLimit): void;
   /** A scrape that could not report every worker's metrics (cluster-metrics.ts) and was refused. */
   scrapeIncomplete(): void;
   /** A lookup in the kept replies of reads (reply-cache.ts): whether it found one. */
@@ -32,6 +32,9 @@ export interface Metrics {
 }
 
 type Labels = 'operation_id' | 'method' | 'status';
+
+/** The limits that count per client in a store shared by the deployment. */
+export type CountedLimit = 'credentials' | 'writes';
 
 /** The limits that refuse requests: failed credentials, writes, the two bounds of the password-hash gate, and the queue of searches. */
 export type LimitName = 'credentials' | 'writes' | 'hash_per_client' | 'hash_queue_full' | 'search_queue_full' | 'search_client_share';
@@ -89,9 +92,10 @@ export function createMetrics(processLabels: Readonly<Record<string, string>> = 
     help: 'Batches of trace spans that could not be exported (and were dropped).',
     registers: [registry],
   });
-  const countedLocally = new Counter({
-    name: 'rate_limit_store_fallbacks_total',
-    help: 'Rate-limit checks counted by this process alone because the shared store (Redis, the database, the cluster primary) failed or timed out.',
+  const countsUnavailable = new Counter<'limit'>({
+    name: 'rate_limit_store_unavailable_total',
+    help: 'Requests refused with 503 because the shared store of their limit\'s counts (Redis, the database, the cluster primary) failed or did not answer in time, by limit (credentials, writes).',
+    labelNames: ['limit'],
     registers: [registry],
   });
   const open = new Gauge({ name: 'http_open_connections', help: 'Connections the server holds.', registers: [registry] });
@@ -131,7 +135,7 @@ export function createMetrics(processLabels: Readonly<Record<string, string>> = 
     connectionLimited: (limit) => connectionsLimited.inc({ limit }),
     openConnections: (count) => open.set(count),
     tracingExportFailed: () => exportFailures.inc(),
-    limitCountedLocally: () => countedLocally.inc(),
+    limitStoreUnavailable: (limit) => countsUnavailable.inc({ limit }),
     scrapeIncomplete: () => incomplete.inc(),
     replyLookup: (found) => (found ? hits : misses).inc(),
     render: () => registry.metrics(),

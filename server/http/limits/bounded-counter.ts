@@ -1,6 +1,5 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../../logger.js';
-import type { Metrics } from '../observability/metrics.js';
 
 /** The calls the limits make on a per-client counter (a rate-limiter-flexible limiter has them all). */
 export interface Counter {
@@ -14,8 +13,16 @@ export interface Counter {
 /** Whole seconds until a count's window ends, at least 1: what `Retry-After` and a RateLimit field's `t` say. */
 export const secondsLeft = (count: RateLimiterRes): number => Math.max(1, Math.ceil(count.msBeforeNext / 1000));
 
-/** How long after a failure the shared store is left alone: no request waits out its timeout meanwhile. */
-export const RETRY_SHARED_MS = 2000;
+/**
+ * The shared store of the counts did not answer a call in time, or failed: the limit cannot tell whether the
+ * client has a point left, so what it guards is refused (see docs/decisions/limit-counts-in-one-store.md).
+ */
+export class CountsUnavailableError extends Error {
+  constructor(options?: ErrorOptions) {
+    super('the shared store of the per-client counts did not answer in time', options);
+    this.name = 'CountsUnavailableError';
+  }
+}
 
 class SharedStoreTimeout extends Error {
   constructor(ms: number) {
@@ -23,32 +30,42 @@ class SharedStoreTimeout extends Error {
   }
 }
 
-/** Whether the shared store answers, shared by every counter of one server; logs once per outage. */
+/** An outage of the shared store is logged at most this often, with the calls that failed since its last line. */
+const LOG_INTERVAL_MS = 10_000;
+
+/** Whether the shared store answers, shared by every counter of one server: what its outages are logged as. */
 export interface SharedStoreHealth {
   readonly timeoutMs: number;
-  readonly available: () => boolean;
   failed(error: unknown): void;
   answered(): void;
 }
 
-/** Tracks the shared store; `onFailure` lets the store drop a connection that may answer late or never. */
+/**
+ * Logs the outages of the shared store: a `warn` line when calls start failing, at most one per
+ * LOG_INTERVAL_MS (a burst that outruns the store fails calls between its answers, and must not flood the log),
+ * and an `info` line when it answers after such a line. `onFailure` lets the store drop a connection that may
+ * answer late or never.
+ */
 export function sharedStoreHealth(store: string, timeoutMs: number, report: { logger: Logger }, onFailure = (_timedOut: boolean) => {}): SharedStoreHealth {
-  let down = false;
-  let retryAt = 0;
+  let reported = false;
+  let lastLine = -Infinity;
+  let unreported = 0;
   return {
     timeoutMs,
-    available: () => !down || Date.now() >= retryAt,
     failed(error) {
       onFailure(error instanceof SharedStoreTimeout);
-      retryAt = Date.now() + RETRY_SHARED_MS;
-      if (down) return;
-      down = true;
-      report.logger.warn({ store, message: (error as Error).message }, 'shared rate-limit store unavailable; each process counts alone until it answers');
+      unreported++;
+      if (performance.now() - lastLine < LOG_INTERVAL_MS) return;
+      report.logger.warn(
+        { store, message: (error as Error).message, failedSinceLastLine: unreported - 1 },
+        'shared rate-limit store unavailable; credential checks and writes that need it are refused (503) until it answers',
+      );
+      [reported, lastLine, unreported] = [true, performance.now(), 0];
     },
     answered() {
-      if (!down) return;
-      down = false;
-      report.logger.info({ store }, 'shared rate-limit store answers again; counts are shared again');
+      if (!reported) return;
+      reported = false;
+      report.logger.info({ store }, 'shared rate-limit store answers again');
     },
   };
 }
@@ -60,14 +77,12 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * A shared counter that a failing or slow shared store cannot stall or open: each call is bounded by the
- * timeout, and when the store fails (or failed less than RETRY_SHARED_MS ago) the call goes to `insurance`,
- * this process's own count. The limits then hold per process, as before they were shared: neither closed
- * (refusing every login and write while the store is down) nor open (no limit at all).
+ * A counter of the shared store whose every call answers within the store's timeout: a store that fails or is
+ * slower rejects it with CountsUnavailableError. Nothing is counted anywhere else meanwhile: a count split
+ * between stores, with points taken in one and given back in the other, is no limit at all.
  */
-export function insuredCounter(shared: Counter, insurance: Counter, health: SharedStoreHealth, metrics: Metrics): Counter {
+export function boundedCounter(shared: Counter, health: SharedStoreHealth): Counter {
   async function call<T>(operation: (counter: Counter) => Promise<T>): Promise<T> {
-    if (!health.available()) return local(operation);
     try {
       const result = await withTimeout(operation(shared), health.timeoutMs);
       health.answered();
@@ -79,13 +94,9 @@ export function insuredCounter(shared: Counter, insurance: Counter, health: Shar
         throw error;
       }
       health.failed(error);
-      return local(operation);
+      throw new CountsUnavailableError({ cause: error });
     }
   }
-  const local = <T>(operation: (counter: Counter) => Promise<T>) => {
-    metrics.limitCountedLocally();
-    return operation(insurance);
-  };
   return {
     consume: (key) => call((counter) => counter.consume(key)),
     get: (key) => call((counter) => counter.get(key)),
