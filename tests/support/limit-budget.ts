@@ -44,6 +44,17 @@ export const failedLogin = (base: string, username: string = TEST_CREDENTIALS.us
 /** The test server's credentials. */
 export const login = (base: string) => send(`${base}/protected-resource`, 'GET', basic(TEST_CREDENTIALS.username, TEST_CREDENTIALS.password));
 
+let spellings = 0;
+/**
+ * The test server's credentials in a spelling no request sent before (`Basic` and the token, ever more spaces
+ * apart), from the address given: a header that passed a check is not checked again (verified-credentials.ts),
+ * and this one must be.
+ */
+export const firstLogin = (base: string, from?: string) => {
+  const { authorization } = basic(TEST_CREDENTIALS.username, TEST_CREDENTIALS.password);
+  return send(`${base}/protected-resource`, 'GET', { authorization: authorization.replace(' ', ' '.repeat(++spellings)) }, undefined, from);
+};
+
 /** A create of a new user. */
 export const create = (base: string) => send(`${base}/users`, 'POST', { 'content-type': 'application/json' }, JSON.stringify(buildUserInput()));
 

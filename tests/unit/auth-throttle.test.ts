@@ -96,3 +96,20 @@ test('points its store cannot take back, and failures it cannot forgive, stay co
   // Both kept their points: with the two failures, the budget of four is spent.
   expect(await guesses(throttle, 1)).toEqual([false]);
 });
+
+test('one client has at most its budget of attempts under way: one more is refused at once, before its store is asked', async () => {
+  let consumes = 0;
+  const throttle = createAuthThrottle({ maxFailures: 3, windowMs: 60_000 }, counters((_prefix, call) => (call === 'consume' && consumes++, false)));
+  const held: ((result: boolean) => void)[] = [];
+  const under = Array.from({ length: 3 }, () => throttle.guard('client', 'alice', () => new Promise<boolean>((resolve) => held.push(resolve)), isRight));
+  while (held.length < 3) await new Promise((resolve) => setImmediate(resolve));
+  const asked = consumes;
+  expect(await throttle.guard('client', 'alice', wrong, isRight)).toEqual({ checked: false, retryAfterSeconds: 1 });
+  expect(consumes).toBe(asked);
+  // Another client is not held back.
+  expect(await throttle.guard('other', 'alice', wrong, isRight)).toMatchObject({ checked: true });
+  for (const resolve of held) resolve(false);
+  await Promise.all(under);
+  // The three held were the client's budget.
+  expect(await guesses(throttle, 1)).toEqual([false]);
+});

@@ -77,6 +77,8 @@ export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, 
   const perName = createLimiter({ keyPrefix: 'auth-name', ...settings });
   /** This process's checks under way, by client: what a refused attempt of the same client waits for. */
   const underWay = new Map<string, Set<Promise<unknown>>>();
+  /** This process's attempts under way, by client, from taking their points until they are settled. */
+  const attempts = new Map<string, number>();
 
   /**
    * Takes one point from both counts; the counts if both had one, else the refusals (and the points are given
@@ -141,6 +143,33 @@ export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, 
     return result;
   }
 
+  /**
+   * Takes the attempt's points, until the counts give them or refuse for good, and runs the check with them;
+   * the attempt of guard once it has its place.
+   */
+  async function attempt<T>(client: string, key: string, check: () => Promise<T>, succeeded: (result: T) => boolean): Promise<Guarded<T>> {
+    for (let round = 0; ; round++) {
+      const outcome = await take(client, key);
+      if ('refused' in outcome) {
+        // Tries again while this process has checks of the client under way, and once (after a pause) for
+        // those of other processes; a client past its budget then costs the store a few statements, not more.
+        if (round === RETRIES || (round > 0 && !underWay.has(client))) return { checked: false, retryAfterSeconds: Math.max(...outcome.refused.map(secondsLeft)) };
+        await othersDone(client);
+        continue;
+      }
+      const running = settled(outcome.taken, check, succeeded);
+      const checks = underWay.get(client) ?? new Set();
+      underWay.set(client, checks.add(running));
+      try {
+        const result = await running;
+        return { checked: true, result, last: [outcome.taken.byClient, outcome.taken.byName].some((count) => count.consumedPoints === maxFailures) };
+      } finally {
+        checks.delete(running);
+        if (checks.size === 0) underWay.delete(client);
+      }
+    }
+  }
+
   return {
     /**
      * Whether neither count of the client and user name holds a point: no failure to forgive, no lockout, no
@@ -156,26 +185,18 @@ export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, 
      * right credential from a wrong one.
      */
     async guard<T>(client: string, username: string, check: () => Promise<T>, succeeded: (result: T) => boolean): Promise<Guarded<T>> {
-      const key = nameKey(client, username);
-      for (let round = 0; ; round++) {
-        const outcome = await take(client, key);
-        if ('refused' in outcome) {
-          // Tries again while this process has checks of the client under way, and once (after a pause) for
-          // those of other processes; a client past its budget then costs the store a few statements, not more.
-          if (round === RETRIES || (round > 0 && !underWay.has(client))) return { checked: false, retryAfterSeconds: Math.max(...outcome.refused.map(secondsLeft)) };
-          await othersDone(client);
-          continue;
-        }
-        const running = settled(outcome.taken, check, succeeded);
-        const checks = underWay.get(client) ?? new Set();
-        underWay.set(client, checks.add(running));
-        try {
-          const result = await running;
-          return { checked: true, result, last: [outcome.taken.byClient, outcome.taken.byName].some((count) => count.consumedPoints === maxFailures) };
-        } finally {
-          checks.delete(running);
-          if (checks.size === 0) underWay.delete(client);
-        }
+      // With as many attempts of the client under way here as its budget holds, one more could be checked only
+      // once one of them turned out right, and it would wait for them. Refused at once, it costs the store
+      // nothing: a burst of one client's guesses cannot take the connections of the counts from other clients.
+      const under = attempts.get(client) ?? 0;
+      if (under >= maxFailures) return { checked: false, retryAfterSeconds: 1 };
+      attempts.set(client, under + 1);
+      try {
+        return await attempt(client, nameKey(client, username), check, succeeded);
+      } finally {
+        const left = attempts.get(client)! - 1;
+        if (left === 0) attempts.delete(client);
+        else attempts.set(client, left);
       }
     },
   };

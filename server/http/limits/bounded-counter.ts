@@ -70,9 +70,14 @@ export function sharedStoreHealth(store: string, timeoutMs: number, report: { lo
   };
 }
 
+/**
+ * `work`, or a SharedStoreTimeout once `ms` have passed. Timers run before the event loop reads its sockets:
+ * after a turn that a burst of requests kept busy past `ms`, an answer that arrived in time is still unread.
+ * The timeout waits for that read (setImmediate runs after it) and refuses only a call still unanswered.
+ */
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new SharedStoreTimeout(ms)), ms)));
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => setImmediate(() => reject(new SharedStoreTimeout(ms))), ms)));
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
