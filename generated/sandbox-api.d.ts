@@ -525,7 +525,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many failed credential checks from this client (or for this user name from this client): 10 within 15 minutes by default, counted from the first failure; a success forgives that client's failures for that user name. Also sent (with `Retry-After: 1`) when a credential check from this client is already under way. Wait `Retry-After` seconds; other clients are not affected. Requests without credentials never get it: they always get the 401 challenge. A refusal for failed checks carries the quota policy "credentials" in `RateLimit-Policy` and `RateLimit`. */
+        /** @description Too many failed credential checks from this client (or for this user name from this client): 10 within 15 minutes by default, counted from the first failure; a success forgives that client's failures for that user name. Also sent (with `Retry-After: 1`) when a credential check from this client is already under way (with a hashed password), or as many as its budget holds. Wait `Retry-After` seconds; other clients are not affected. Requests without credentials never get it: they always get the 401 challenge. A refusal for failed checks carries the quota policy "credentials" in `RateLimit-Policy` and `RateLimit`. */
         TooManyAttempts: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -537,7 +537,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many password checks are already running or waiting (a bounded queue, so that a flood of guesses cannot delay every login indefinitely); try again after `Retry-After` seconds. */
+        /** @description Too many password checks are already running or waiting (a bounded queue, so that a flood of guesses cannot delay every login indefinitely), or the store that counts failed attempts for the whole deployment (Redis, the database) did not answer in time: the attempt is refused before any check, and never counted anywhere else. Try again after `Retry-After` seconds. */
         CredentialChecksBusy: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -557,7 +557,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many failed credential checks from this client (or for this user name from this client): 10 within 15 minutes by default, counted from the first failure; a success forgives that client's failures for that user name. Also sent (with `Retry-After: 1`) when a credential check from this client is already under way. Wait `Retry-After` seconds; other clients are not affected. Requests without credentials never get it: they always get the 401 challenge. A refusal for failed checks carries the quota policy "credentials" in `RateLimit-Policy` and `RateLimit`. */
+        /** @description Too many failed credential checks from this client (or for this user name from this client): 10 within 15 minutes by default, counted from the first failure; a success forgives that client's failures for that user name. Also sent (with `Retry-After: 1`) when a credential check from this client is already under way (with a hashed password), or as many as its budget holds. Wait `Retry-After` seconds; other clients are not affected. Requests without credentials never get it: they always get the 401 challenge. A refusal for failed checks carries the quota policy "credentials" in `RateLimit-Policy` and `RateLimit`. */
         DemoTooManyAttempts: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -569,7 +569,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many password checks are already running or waiting (a bounded queue, so that a flood of guesses cannot delay every login indefinitely); try again after `Retry-After` seconds. */
+        /** @description Too many password checks are already running or waiting (a bounded queue, so that a flood of guesses cannot delay every login indefinitely), or the store that counts failed attempts for the whole deployment (Redis, the database) did not answer in time: the attempt is refused before any check, and never counted anywhere else. Try again after `Retry-After` seconds. */
         DemoCredentialChecksBusy: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];

@@ -21,6 +21,7 @@ const CONDITIONS: Record<string, ProblemKind> = {
   'too-many-writes': 'too-many-writes', // tests/component/write-limit.test.ts
   'too-many-attempts': 'too-many-attempts', // tests/component/brute-force.test.ts
   'credential-checks-busy': 'credential-checks-busy', // tests/component/credential-flood.test.ts
+  'credential-counts-unavailable': 'credential-checks-busy', // tests/system/shared-limits-faults.test.ts
   'idempotency-key-in-flight': 'idempotency-key-in-flight', // tests/component/idempotency.test.ts
   'metrics-unavailable': 'metrics-unavailable', // tests/system/cluster-metrics.test.ts
   'internal-error': 'internal-error', // tests/component/http-errors.test.ts (a store whose table is gone)
