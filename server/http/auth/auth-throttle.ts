@@ -27,6 +27,8 @@ const GIVE_BACK_MARGIN_MS = 1000;
 const RETRIES = 4;
 /** How long such an attempt waits when those others run in other processes, where it cannot see them end. */
 const RETRY_PAUSE_MS = 100;
+/** How far apart the ends of two refusals' windows may be (the time between a count and its reading) and be one window. */
+const WINDOW_TOLERANCE_MS = 10;
 
 /** What a guarded check gave: its result, or a refusal before any check. */
 export type Guarded<T> =
@@ -148,12 +150,19 @@ export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, 
    * the attempt of guard once it has its place.
    */
   async function attempt<T>(client: string, key: string, check: () => Promise<T>, succeeded: (result: T) => boolean): Promise<Guarded<T>> {
+    /** When the window of this attempt's last refusal ends (ms since the epoch). */
+    let refusedUntil = -Infinity;
     for (let round = 0; ; round++) {
       const outcome = await take(client, key);
       if ('refused' in outcome) {
         // Tries again while this process has checks of the client under way, and once (after a pause) for
         // those of other processes; a client past its budget then costs the store a few statements, not more.
-        if (round === RETRIES || (round > 0 && !underWay.has(client))) return { checked: false, retryAfterSeconds: Math.max(...outcome.refused.map(secondsLeft)) };
+        // A refusal in a window that began since the last one is no such client's: a right attempt (in any
+        // process) forgave the client meanwhile, and the points it was refused for are attempts under way again.
+        const until = Date.now() + Math.max(...outcome.refused.map((count) => count.msBeforeNext));
+        const restarted = round > 0 && until > refusedUntil + WINDOW_TOLERANCE_MS;
+        refusedUntil = until;
+        if (round === RETRIES || (round > 0 && !restarted && !underWay.has(client))) return { checked: false, retryAfterSeconds: Math.max(...outcome.refused.map(secondsLeft)) };
         await othersDone(client);
         continue;
       }
