@@ -11,11 +11,16 @@ const keyRow = (key: string, expiresAt: string, client = '127.0.0.1') => ({ clie
 
 /**
  * An instant after the server started and before now: the server's own start-up sweep (which may still be
- * running when the test writes its keys) does not see such keys as expired, a sweep from now on does.
+ * running when the test writes its keys) does not see such keys as expired, a sweep from now on does. The
+ * start-up sweep takes its instant as the server starts, to the millisecond: the keys' instant is taken a few
+ * milliseconds later, never in the same one (the start-up sweep, waiting behind the writer thread's start on
+ * a busy machine, then deleted them beside the test's own sweep).
  */
 async function justExpired(): Promise<string> {
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+  await pause();
   const instant = new Date().toISOString();
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await pause();
   return instant;
 }
 
