@@ -30,8 +30,11 @@ const documentModule = (name, what) => () => `${header}// The contract as data: 
 export const ${name}: Readonly<Record<string, unknown>> = JSON.parse(${JSON.stringify(JSON.stringify(document))});
 `;
 
-/** Members only people read: prose, links to more prose, and the requests examples were taken from. */
-const PROSE = new Set(['description', 'summary', 'externalDocs', 'x-request']);
+/**
+ * Members only people and the tests read: prose, links to more prose, and what each example shows (the request
+ * it was taken from, the condition it stands for, whether it is an excerpt). Answers never read them.
+ */
+const PROSE = new Set(['description', 'summary', 'externalDocs', 'x-request', 'x-condition', 'x-excerpt']);
 
 /** The document without its prose, deeply; a schema's `properties` keep every name (a field may be called `summary`). */
 function withoutProse(value, inProperties = false) {

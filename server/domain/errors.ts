@@ -76,7 +76,7 @@ export class StoreUnavailableError extends DomainError {
 export class WriteOutcomeUnknownError extends StoreUnavailableError {
   override readonly kind = 'write-outcome-unknown';
   constructor(options?: { cause?: unknown; code?: string }) {
-    super(options, 'The store did not confirm the write in time: it may or may not have been made. Send a create again with the same Idempotency-Key to learn which; read a user before changing it again.');
+    super(options, 'The write may or may not have been made: the store did not confirm it in time. Repeat a create with its Idempotency-Key to learn which.');
   }
 }
 
