@@ -110,11 +110,12 @@ export interface SearchIndex {
     read(matches: RawBuilder<{ match_id: number }>): RawBuilder<{ n: number; kept: string }>;
     set(kept: string): RawBuilder<{ match_id: number }>;
     /**
-     * A condition on `users.id` that holds for the kept ids alone, which the store reads along the primary
-     * key in order: for lists by id, where the set joined to the users led PostgreSQL's planner to walk the
-     * primary key from the page's start, testing every user against the set.
+     * Where `read` gives the ids in ascending order, a condition on `users.id` that holds for the given ids
+     * alone: a list by id reads its matches a slice of kept ids per statement, along the primary key. The set
+     * joined to the users led PostgreSQL's planner to walk the primary key from the page's start, testing
+     * every user against the set; and the whole set, sent with each statement, cost more to read than its rows.
      */
-    byId?(kept: string): RawBuilder<SqlBool>;
+    byId?(ids: readonly number[]): RawBuilder<SqlBool>;
   };
 }
 

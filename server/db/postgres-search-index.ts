@@ -49,11 +49,13 @@ export const postgresSearchIndex: SearchIndex = {
   firstUsersFirst: 20_000,
   pagesByIdFromSet: false,
   // As an array PostgreSQL writes and reads itself: one value however many ids. Each slice of a list reads
-  // the kept ids rather than running users_matching() again, which examines every user its key narrows to.
+  // the kept ids rather than running users_matching() again, which examines every user its key narrows to;
+  // a slice by id is sent only its own ids.
   keptMatches: {
-    read: (matches) => sql<{ n: number; kept: string }>`select count(*) as n, coalesce(array_agg(match_id), '{}')::text as kept from ${matches} as m`,
+    read: (matches) =>
+      sql<{ n: number; kept: string }>`select count(*) as n, coalesce(array_agg(match_id order by match_id), '{}')::text as kept from ${matches} as m`,
     set: (kept) => sql<{ match_id: number }>`(select unnest(${kept}::integer[]) as match_id)`,
-    byId: (kept) => sql<SqlBool>`users.id = any(${kept}::integer[])`,
+    byId: (ids) => sql<SqlBool>`users.id = any(${`{${ids.join(',')}}`}::integer[])`,
   },
   async matching(text, most) {
     const key = postgresSearchKey(text);

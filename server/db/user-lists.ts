@@ -70,6 +70,23 @@ export interface ListOptions {
   readonly readOnce?: (<Row>(query: CompiledQuery<Row>) => Row[]) | undefined;
 }
 
+/** Whether an order is by id alone (either way). */
+const inIdOrder = (order: UserOrder) => order.length === 1 && order[0]!.field === 'id';
+
+/**
+ * The index in ascending `ids` of the first id beyond `key`: above it (reading up), or at or above it (reading
+ * down, where the ids before that index are those below it).
+ */
+function firstBeyond(ids: readonly number[], key: number, descending: boolean): number {
+  let [low, high] = [0, ids.length];
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (descending ? ids[middle]! < key : ids[middle]! <= key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /** The column each field sorts by: the folded copy of text, so that case does not change the order. */
 const COLUMN = { id: 'id', email: 'email_key', firstName: 'first_name_key', lastName: 'last_name_key' } as const satisfies Record<SortField, keyof UserRow>;
 
@@ -157,8 +174,8 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     readNow === undefined ? statement().execute() : Promise.resolve(readNow({ key: JSON.stringify(key), compile: () => statement().compile() }));
   const index = options.searchIndex;
   type Matches = RawBuilder<{ match_id: number }>;
-  /** The index's matches of a search, and where they are kept, how to read them by id (keptMatches.byId). */
-  type Matching = { readonly matches: Matches; readonly byId?: RawBuilder<SqlBool> | undefined };
+  /** The index's matches of a search, and where the store reads them by id, their ids in ascending order (keptMatches.byId). */
+  type Matching = { readonly matches: Matches; readonly ids?: readonly number[] | undefined };
   /**
    * What the substring index found for a search: every user that matches, when they are few (at most
    * SEARCH_COUNT_REACH), and how many; or that they are more than that.
@@ -205,7 +222,10 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
           // As many users to check as the index checks at most: those that hold the text may be more.
           if (Number(users!.n) >= checked.reach) return undefined;
         }
-        return kept ? { few: true, matches: kept.set(counted!.kept!), byId: kept.byId?.(counted!.kept!), count } : { few: true, matches, count };
+        if (!kept) return { few: true, matches, count };
+        // PostgreSQL's array text, `{3,17,40}`: read once here, so that each slice is sent its own ids.
+        const ids = kept.byId === undefined ? undefined : counted!.kept === '{}' ? [] : counted!.kept!.slice(1, -1).split(',').map(Number);
+        return { few: true, matches: kept.set(counted!.kept!), ids, count };
       })();
       looked.set(filter, found);
     }
@@ -221,12 +241,10 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
   /** The users a query in `order` reads: all of them, or only those the index matched (read from the index first). */
   const source = (matching: Matching | undefined, order: UserOrder): UserSelect<object> => {
     if (matching === undefined) return db.selectFrom('users');
-    const { matches, byId } = matching;
-    const byIdOnly = order.length === 1 && order[0]!.field === 'id';
-    // In id order, read along the primary key until the page is full (the kept ids where the index says how,
-    // else a set the store reads in order), rather than joining every match to the users and sorting them.
-    if (byIdOnly && byId !== undefined) return db.selectFrom('users').where(byId);
-    if (byIdOnly && index?.pagesByIdFromSet) {
+    const { matches } = matching;
+    // In id order, read along the primary key until the page is full (from a set the store reads in order),
+    // rather than joining every match to the users and sorting them.
+    if (inIdOrder(order) && index?.pagesByIdFromSet) {
       return db.selectFrom('users').where('users.id', 'in', sql<number>`(select match_id from ${matches} as m)`);
     }
     // CROSS JOIN keeps SQLite from reading users along a sort's index and looking each up in the matches.
@@ -243,6 +261,30 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     const first = COLUMN[order[0]!.field];
     return sorted(first === 'id' ? query : query.where(first, '>=', ''), order, backwards);
   };
+
+  /**
+   * A search's matches in id order from a position, read a slice of their kept ids per statement (`batch` of
+   * them, each statement sent only its own). A user deleted since the search began is missing from its
+   * slice, and the list goes on after it.
+   */
+  async function* idSlices(filter: UserFilter, order: UserOrder, ids: readonly number[], from: OrderKeys | undefined, backwards: boolean, batch: number): AsyncGenerator<Stretch> {
+    const byId = index!.keptMatches!.byId!;
+    const descending = order[0]!.descending !== backwards;
+    // Where the next slice starts in the ids (ascending): reading up, at the first id beyond `from`; reading
+    // down, it ends before the first id at or beyond it.
+    let at = from === undefined ? (descending ? ids.length : 0) : firstBeyond(ids, Number(from[0]), descending);
+    for (;;) {
+      const slice = descending ? ids.slice(Math.max(0, at - batch), at) : ids.slice(at, at + batch);
+      at += descending ? -slice.length : slice.length;
+      const statement = () => sorted(db.selectFrom('users').where(byId(slice)), order, backwards).select(LISTED_COLUMNS);
+      const users = slice.length === 0 ? [] : (await searchStatement(filter, () => rows(statement().compile()))).map(toListedUser);
+      if (descending ? at === 0 : at === ids.length) {
+        yield { users };
+        return;
+      }
+      yield { users, until: [descending ? slice[0]! : slice[slice.length - 1]!] };
+    }
+  }
 
   /**
    * Store time a read may spend examining users one by one, and what it has spent. A statement starts only
@@ -273,6 +315,10 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     let from: OrderKeys | undefined = position === undefined ? undefined : 'after' in position ? position.after : position.before === 'end' ? undefined : position.before;
     const search = filter.search;
     const matching = search === undefined ? undefined : await matchesOf(filter);
+    if (matching?.ids !== undefined && inIdOrder(order)) {
+      yield* idSlices(filter, order, matching.ids, from, backwards, batch);
+      return;
+    }
     for (let first = true; ; first = false) {
       if (search === undefined || matching !== undefined) {
         // The index's matches hold the text already: only their order and the position are left to apply.
