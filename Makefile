@@ -161,6 +161,7 @@ bench: $(INSTALLED) build deploy-tools ## Benchmarks (not tests): this service b
 	node bench/run.mjs
 	node bench/large-list.mjs
 	node bench/searches.mjs
+	node bench/search-interference.mjs
 	node bench/kit.mjs
 	ROLLING_RESTART_REPORT=bench/results/rolling-restart.md NODE_OPTIONS=--experimental-vm-modules \
 	  node_modules/.bin/jest tests/system/topology.test.ts -t 'rolling restart'
