@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Write } from './group-commit.js';
+import type { Write } from './write.js';
 import type { UserFields } from '../domain/user.js';
 import type { Tables } from './tables.js';
 import { newUserRow } from './user.repository.js';

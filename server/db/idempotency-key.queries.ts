@@ -2,7 +2,7 @@ import type { ExpressionBuilder, Kysely } from 'kysely';
 import { IdempotencyKeyInFlightError } from '../domain/errors.js';
 import type { ClientKey, UserRepository } from '../domain/user-repository.js';
 import type { User, UserFields } from '../domain/user.js';
-import type { Write } from './group-commit.js';
+import type { Write } from './write.js';
 import type { Tables } from './tables.js';
 
 /** The idempotency-key half of the user repository. */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { WriteOutcomeUnknownError } from '../domain/errors.js';
-import type { Write } from './group-commit.js';
+import type { Write } from './write.js';
 import { postgresOutage } from './outage.js';
 import { wentUnanswered } from './postgres-pool.js';
 import type { Tables } from './tables.js';

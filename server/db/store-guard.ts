@@ -1,6 +1,6 @@
 import { StoreUnavailableError } from '../domain/errors.js';
 import type { Database } from './database.js';
-import type { Write } from './group-commit.js';
+import type { Write } from './write.js';
 import { StoreFault } from './outage.js';
 
 /**

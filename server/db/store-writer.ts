@@ -4,7 +4,7 @@ import type { DatabaseConfig, StoreTimeouts } from '../config.js';
 import { IdempotencyKeyInFlightError, StoreUnavailableError, WriteOutcomeUnknownError } from '../domain/errors.js';
 import type { UserRepository } from '../domain/user-repository.js';
 import type { Logger } from '../logger.js';
-import { NOT_BEGUN } from './group-commit.js';
+import { NOT_BEGUN } from './write.js';
 import { monotonicMs } from './monotonic-clock.js';
 
 // SQLite has one write lock per file. With WORKERS, each worker committing on its own made them queue for it
