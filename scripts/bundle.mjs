@@ -1,6 +1,6 @@
 // The server as it runs, in two files bundled by esbuild from tsc's output: the main thread's
 // (dist/server/main.js, in place of tsc's) and the SQLite store writer thread's (dist/server/writer-thread.js,
-// beside it, where the bundled main thread starts it: server/db/store-writer.ts asks for ./writer-thread.js next
+// beside it, where the bundled main thread starts it: server/db/sqlite/store-writer.ts asks for ./writer-thread.js next
 // to its own code). tsc's per-module files stay for the command-line tools and the benchmarks' targets.
 //
 // Why: Node keeps every ES module it loads as a record of its own. Kysely alone is 304 of them, 25 MiB of
@@ -13,7 +13,7 @@
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: { main: 'dist/server/main.js', 'writer-thread': 'dist/server/db/writer-thread.js' },
+  entryPoints: { main: 'dist/server/main.js', 'writer-thread': 'dist/server/db/sqlite/writer-thread.js' },
   outdir: 'dist/server',
   allowOverwrite: true,
   bundle: true,

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { openDatabase, openingOutage, type Database } from './db/database.js';
 import { restoreDemoData, seedDemoData } from './db/demo-data.js';
-import type { ConnectionFault } from './db/postgres-pool.js';
-import { serveStoreWrites, writesThroughPrimary, writesThroughThread, type StoppableRepository } from './db/store-writer.js';
+import type { ConnectionFault } from './db/postgres/pool.js';
+import { serveStoreWrites, writesThroughPrimary, writesThroughThread, type StoppableRepository } from './db/sqlite/store-writer.js';
 import { createUserRepository } from './db/user.repository.js';
 import { createUserService, type UserService } from './domain/user.service.js';
 import { createHandlers } from './handlers/index.js';
@@ -95,7 +95,7 @@ async function openPreparedDatabase(config: Config, logger: Logger, users: reado
 
 /**
  * In the cluster primary: migrates (and seeds) the store once, so that workers starting together find it
- * ready. On SQLite the primary then stays the store's only writer (db/store-writer.ts) until closed.
+ * ready. On SQLite the primary then stays the store's only writer (db/sqlite/store-writer.ts) until closed.
  */
 export async function prepareStore(config: Config, logger: Logger): Promise<{ close(): Promise<void> }> {
   await (await openPreparedDatabase(config, logger, firstUsers(config, loadContract))).close();
@@ -107,7 +107,7 @@ export async function prepareStore(config: Config, logger: Logger): Promise<{ cl
 export interface StartOptions {
   /**
    * Whether a server alone in its process on an SQLite file runs its writes in a writer thread of its own
-   * (main.ts: the service). A thread runs the built module (dist/server/db/writer-thread.js); a server started
+   * (main.ts: the service). A thread runs the built module (dist/server/db/sqlite/writer-thread.js); a server started
    * from the sources in a test's process commits on its event loop, as it does with tracing.
    */
   readonly writerThread?: boolean;

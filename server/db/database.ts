@@ -7,18 +7,18 @@ import { Migrator } from 'kysely/migration';
 import type { QueryEvent } from '../tracing.js';
 import type { DatabaseConfig, StoreTimeouts } from '../config.js';
 import type { PoolMode } from '../config-readers.js';
-import { groupCommit } from './group-commit.js';
+import { groupCommit } from './sqlite/group-commit.js';
 import type { Write } from './write.js';
 import { MIGRATION_NAMES, migrationProvider, type SqlFlavour } from './migrations/index.js';
 import { StartFailure } from '../startup/start-failure.js';
 import { postgresOutage, sqliteOutage, StoreFault } from './outage.js';
-import { createPostgresPool, refusedStartupParameter, type ConnectionFault } from './postgres-pool.js';
-import { postgresWriter } from './postgres-writes.js';
-import { MultiProcessSqliteDialect, withStatementCache } from './sqlite-dialect.js';
-import { postgresSearchIndex } from './postgres-search-index.js';
-import { sqliteSearchIndex } from './sqlite-search-index.js';
-import { walIndexVersion } from './wal-index.js';
-import { postgresCounts, type SharedCounts } from './shared-counters.js';
+import { createPostgresPool, refusedStartupParameter, type ConnectionFault } from './postgres/pool.js';
+import { postgresWriter } from './postgres/writes.js';
+import { MultiProcessSqliteDialect, withStatementCache } from './sqlite/dialect.js';
+import { postgresSearchIndex } from './postgres/search-index.js';
+import { sqliteSearchIndex } from './sqlite/search-index.js';
+import { walIndexVersion } from './sqlite/wal-index.js';
+import { postgresCounts, type SharedCounts } from './postgres/counts.js';
 import type { Tables } from './tables.js';
 
 // The only module that names a SQL dialect (with the modules it imports from this folder).
@@ -289,7 +289,7 @@ function sqliteReader(filename: string, timeouts: StoreTimeouts): SqliteReader {
   const statements = withStatementCache(database);
   // Changes whenever another connection commits, this process's writer or another process's: read before
   // each select, it says whether the answers kept since are still the store's. From the WAL index's header
-  // where it is the one SQLite documents (wal-index.ts: a pread, no lock); otherwise SQLite's own
+  // where it is the one SQLite documents (sqlite/wal-index.ts: a pread, no lock); otherwise SQLite's own
   // (https://www.sqlite.org/pragma.html#pragma_data_version), which the first read also opens the index for.
   const dataVersion = database.prepare('pragma data_version').pluck();
   dataVersion.get();
@@ -359,7 +359,7 @@ function sqlite(filename: string, timeouts: StoreTimeouts): DialectSupport {
     reader: () => (filename === ':memory:' ? undefined : sqliteReader(filename, timeouts)),
     outage: sqliteOutage,
     checkRoom: () => checkFreeSpace(filename),
-    // One connection and an fsync per commit: concurrent writes share commits (see group-commit.ts).
+    // One connection and an fsync per commit: concurrent writes share commits (see sqlite/group-commit.ts).
     writer: (db) => groupCommit(db, { lockWaitMs: timeouts.statementMs }),
     migrationSchema: async () => undefined,
     sharedCounters: undefined,

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from './tables.js';
 
-// What a write is to the code that writes, whichever store runs it: SQLite's group commit (group-commit.ts)
-// or PostgreSQL's transactions (postgres-writes.ts).
+// What a write is to the code that writes, whichever store runs it: SQLite's group commit (sqlite/group-commit.ts)
+// or PostgreSQL's transactions (postgres/writes.ts).
 
 /**
  * One atomic piece of writing: it runs against the transaction it is handed, and only against it (the

@@ -77,7 +77,7 @@ export interface UserRepository {
   /**
    * In one transaction: creates the user and stores it, as created, as the key's outcome, provided `owner`
    * still holds the key; otherwise nothing is stored and IdempotencyKeyInFlightError is thrown. Every
-   * argument is data, as for every write: a writer in another process can run it (store-writer.ts).
+   * argument is data, as for every write: a writer in another process can run it (db/sqlite/store-writer.ts).
    */
   createWithKey(fields: UserFields, now: string, key: ClientKey, owner: string): Promise<User>;
   /** Gives up a key this owner claimed and whose request failed, so that a retry can run. */

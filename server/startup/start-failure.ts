@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
-import { refusedStartupParameter } from '../db/postgres-pool.js';
+import { refusedStartupParameter } from '../db/postgres/pool.js';
 import type { Logger } from '../logger.js';
 
 // What stops the service from starting, said in one line a person can act on: the setting to change, or what

@@ -1,5 +1,5 @@
 import { ConfigError, loadStoreConfig } from '../config.js';
-import { backupSqlite, BackupFailure, restoreSqlite } from '../db/backup.js';
+import { backupSqlite, BackupFailure, restoreSqlite } from '../db/sqlite/backup.js';
 
 // `npm run backup -- <file>`: an online, consistent copy of the SQLite store DATABASE_URL names, taken while
 // the service runs. `npm run restore -- <file>`: puts such a copy back, with the service stopped. Both print

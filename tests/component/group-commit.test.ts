@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { openDatabase, type Database } from '../../server/db/database.js';
-import { MAX_UNITS_PER_COMMIT } from '../../server/db/group-commit.js';
+import { MAX_UNITS_PER_COMMIT } from '../../server/db/sqlite/group-commit.js';
 import type { Tables } from '../../server/db/tables.js';
 import { newUserRow } from '../../server/db/user.repository.js';
 

@@ -1,10 +1,10 @@
 import SqliteDatabase from 'better-sqlite3';
-import { CHECKED_CANDIDATES } from '../../server/db/sqlite-search-index.js';
+import { CHECKED_CANDIDATES } from '../../server/db/sqlite/search-index.js';
 import { httpClient, type HttpClient, type TestResponse } from '../support/http-client.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import type { TestStore } from '../support/test-store.js';
 
-// Every way SQLite's trigram index is asked for a text (server/db/sqlite-search-index.ts) finds exactly the
+// Every way SQLite's trigram index is asked for a text (server/db/sqlite/search-index.ts) finds exactly the
 // users that hold it: the exact phrase; the rarest trigrams, each user they find checked against the whole
 // text; and, when they find more users to check than the index checks, users examined in order instead.
 // Decoys hold every trigram of a text, but not the text (its trigrams are split between two names).

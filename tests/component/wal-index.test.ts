@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { walIndexVersion, type WalIndexVersion } from '../../server/db/wal-index.js';
+import { walIndexVersion, type WalIndexVersion } from '../../server/db/sqlite/wal-index.js';
 
-// The store's version read from SQLite's WAL index (server/db/wal-index.ts), against real SQLite files: every
+// The store's version read from SQLite's WAL index (server/db/sqlite/wal-index.ts), against real SQLite files: every
 // commit, by a connection of this process or of another, must change it, and nothing else should.
 
 let dir: string;

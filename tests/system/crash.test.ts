@@ -42,7 +42,7 @@ function killTree(pid: number): void {
 }
 
 describeEachDialect((dialect) => {
-  // With WORKERS on SQLite every write goes through the primary, the store's one writer (store-writer.ts).
+  // With WORKERS on SQLite every write goes through the primary, the store's one writer (db/sqlite/store-writer.ts).
   test.each([1, 4])('every acknowledged create survives a SIGKILL (WORKERS=%i), and the store is intact', async (workers) => {
     const store = await createTestStore(dialect);
     const acknowledged = new Map<number, string>();

@@ -13,7 +13,7 @@ import { createTestStore, postgresAvailable, type TestStore } from '../support/t
 
 const STATEMENT_MS = 1000;
 const CONNECT_MS = 1000;
-/** Waiting for a connection, then one statement and the client's grace of a second (postgres-pool.ts). */
+/** Waiting for a connection, then one statement and the client's grace of a second (server/db/postgres/pool.ts). */
 const BOUND_MS = CONNECT_MS + STATEMENT_MS + 1000;
 /** Generous slack for a 2-core machine shared with other runs; a hang lasts as long as the fault, or longer. */
 const ALLOWED_MS = BOUND_MS + 2500;

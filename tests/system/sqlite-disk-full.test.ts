@@ -79,7 +79,7 @@ describeMounted('SQLite on a full disk', () => {
     // Before any write has failed: readiness sees the disk itself.
     expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
 
-    // Concurrent creates share commits (group-commit.ts): some may still fit in the WAL's pages.
+    // Concurrent creates share commits (server/db/sqlite/group-commit.ts): some may still fit in the WAL's pages.
     const statuses: number[] = [];
     const problems: (string | null)[] = [];
     for (let round = 0; round < 40 && !statuses.includes(503); round++) {

@@ -1,4 +1,4 @@
-import { postgresSearchKey } from '../../server/db/postgres-search-index.js';
+import { postgresSearchKey } from '../../server/db/postgres/search-index.js';
 
 // The LIKE pattern PostgreSQL's trigram index is asked about for a search's (folded) text: every user whose
 // text holds the search's must match it, and it should hold what pg_trgm can narrow by.

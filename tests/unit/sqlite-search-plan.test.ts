@@ -1,6 +1,6 @@
-import { CHECKED_CANDIDATES, planSearch, spread, trigramsOf } from '../../server/db/sqlite-search-index.js';
+import { CHECKED_CANDIDATES, planSearch, spread, trigramsOf } from '../../server/db/sqlite/search-index.js';
 
-// How a search asks SQLite's trigram index (server/db/sqlite-search-index.ts), from how many users hold each
+// How a search asks SQLite's trigram index (server/db/sqlite/search-index.ts), from how many users hold each
 // of its trigrams. The numbers are those of the 1,000,000 users `make bench` writes.
 
 const holders = (entries: Record<string, number>) => new Map(Object.entries(entries));

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import type { Redis } from 'ioredis';
 import { RateLimiterCluster, RateLimiterClusterMaster, RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import type { Config } from '../../config.js';
-import type { SharedCounts } from '../../db/shared-counters.js';
+import type { SharedCounts } from '../../db/postgres/counts.js';
 import type { Logger } from '../../logger.js';
 import { boundedCounter, sharedStoreHealth, type Counter, type SharedStoreHealth } from './bounded-counter.js';
 

@@ -1,6 +1,6 @@
 // Replies of reads kept, serialized, until the store changes: a page of 6 read again cost its handler,
 // mapping, links and JSON (43 µs under load, a third of the request), where the check that the store is as
-// it was is one read of SQLite's WAL index (server/db/wal-index.ts). Only where the store can say so at once
+// it was is one read of SQLite's WAL index (server/db/sqlite/wal-index.ts). Only where the store can say so at once
 // (SQLite's reader: any commit, by this process or another, changes its version); elsewhere (PostgreSQL)
 // nothing is kept.
 //

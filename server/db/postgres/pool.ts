@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
-import type { StoreTimeouts } from '../config.js';
-import type { PoolMode } from '../config-readers.js';
-import { postgresOutage } from './outage.js';
+import type { StoreTimeouts } from '../../config.js';
+import type { PoolMode } from '../../config-readers.js';
+import { postgresOutage } from '../outage.js';
 
 /** What the pool reports: a connection that failed, once per connection, with its outage code. */
 export type ConnectionFault = (fault: { readonly code: string; readonly message: string }) => void;

@@ -1,9 +1,9 @@
 import { setTimeout } from 'node:timers/promises';
 import { CompiledQuery, type Kysely } from 'kysely';
-import { StoreUnavailableError } from '../domain/errors.js';
-import { monotonicMs } from './monotonic-clock.js';
-import type { Tables } from './tables.js';
-import { NOT_BEGUN, type Write, type WriteOptions, type WriteUnit } from './write.js';
+import { StoreUnavailableError } from '../../domain/errors.js';
+import { monotonicMs } from '../monotonic-clock.js';
+import type { Tables } from '../tables.js';
+import { NOT_BEGUN, type Write, type WriteOptions, type WriteUnit } from '../write.js';
 
 /** Most units one commit carries; the rest wait for the next, so that no batch holds the write lock long. */
 export const MAX_UNITS_PER_COMMIT = 256;

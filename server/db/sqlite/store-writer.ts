@@ -1,11 +1,11 @@
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { Worker as Thread } from 'node:worker_threads';
-import type { DatabaseConfig, StoreTimeouts } from '../config.js';
-import { IdempotencyKeyInFlightError, StoreUnavailableError, WriteOutcomeUnknownError } from '../domain/errors.js';
-import type { UserRepository } from '../domain/user-repository.js';
-import type { Logger } from '../logger.js';
-import { NOT_BEGUN } from './write.js';
-import { monotonicMs } from './monotonic-clock.js';
+import type { DatabaseConfig, StoreTimeouts } from '../../config.js';
+import { IdempotencyKeyInFlightError, StoreUnavailableError, WriteOutcomeUnknownError } from '../../domain/errors.js';
+import type { UserRepository } from '../../domain/user-repository.js';
+import type { Logger } from '../../logger.js';
+import { NOT_BEGUN } from '../write.js';
+import { monotonicMs } from '../monotonic-clock.js';
 
 // SQLite has one write lock per file. With WORKERS, each worker committing on its own made them queue for it
 // (SQLite's busy wait sleeps and polls, holding the waiting worker's event loop): on 16 cores, creates fell from

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import { WriteOutcomeUnknownError } from '../domain/errors.js';
-import type { Write } from './write.js';
-import { postgresOutage } from './outage.js';
-import { wentUnanswered } from './postgres-pool.js';
-import type { Tables } from './tables.js';
+import { WriteOutcomeUnknownError } from '../../domain/errors.js';
+import type { Write } from '../write.js';
+import { postgresOutage } from '../outage.js';
+import { wentUnanswered } from './pool.js';
+import type { Tables } from '../tables.js';
 
 /**
  * The unit's error, or, where a statement that commits (a COMMIT, or a statement outside a transaction) went

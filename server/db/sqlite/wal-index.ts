@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, realpathSync } from 'node:fs';
 import { endianness } from 'node:os';
-import { StoreFault } from './outage.js';
+import { StoreFault } from '../outage.js';
 
 // PRAGMA data_version is what SQLite offers to tell whether another connection committed, and it starts and
 // ends a read transaction to say so: two fcntl locks, 2 µs in a loop and 11 µs of a kept GET's 84 under load
