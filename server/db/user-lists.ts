@@ -2,7 +2,7 @@ import { sql, type Compilable, type CompiledQuery, type Expression, type Express
 import { nextTurn } from '../domain/next-turn.js';
 import { foldCase, keysOf, orderText, SEARCH_COUNT_REACH, searchTally, type ListPosition, type OrderKeys, type SortField, type UserFilter, type UserOrder } from '../domain/user-query.js';
 import type { ListedUser, Tally, UserSlice } from '../domain/user.js';
-import type { ReadNow, SearchIndex } from './database.js';
+import type { ReadNow, SearchIndex } from './dialect-support.js';
 import { createTurnstile } from './search-turnstile.js';
 import type { Tables, UserRow } from './tables.js';
 

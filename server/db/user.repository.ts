@@ -227,7 +227,7 @@ export function createUserRepository(database: Database, options: ListOptions = 
     listSlice: (offset, limit) =>
       guard(async () => {
         // The page and the size of the collection in one statement, so both come from one snapshot without a
-        // transaction (which on SQLite would take the write lock: BEGIN IMMEDIATE, see database.ts).
+        // transaction (which on SQLite would take the write lock: BEGIN IMMEDIATE, see sqlite/dialect.ts).
         const rows = await selectPage(limit, offset);
         if (rows.length > 0) return { users: rows.map(toListedUser), total: Number(rows[0]!.total) };
         // A page past the end has no row to carry the count.

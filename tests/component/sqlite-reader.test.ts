@@ -3,7 +3,7 @@ import { buildUserInput } from '../support/builders.js';
 import { useTestServer } from '../support/test-server.js';
 
 // On SQLite, selects run on a read-only connection that keeps its answers until the store changes
-// (server/db/database.ts, sqliteReader). No answer kept may outlive a committed write: this process's own
+// (server/db/sqlite/reader.ts). No answer kept may outlive a committed write: this process's own
 // (through the API) or another's (here, a second connection to the file, as another worker or instance is).
 
 const sut = useTestServer({ dialect: 'sqlite', env: { SEED_DEMO_DATA: 'true' } });

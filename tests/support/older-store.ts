@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { SQLITE_REINDEX_ONLY_CHANGED } from '../../server/db/database.js';
+import { SQLITE_REINDEX_ONLY_CHANGED } from '../../server/db/sqlite/store.js';
 import type { SqlFlavour } from '../../server/db/migrations/index.js';
 import { down as dropNameOrderIndexes } from '../../server/db/migrations/2026-11-25-03-add-name-order-indexes.js';
 import { down as reindexEveryUpdate } from '../../server/db/migrations/2026-11-27-01-reindex-only-changed-users.js';

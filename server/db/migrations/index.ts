@@ -15,8 +15,8 @@ import * as addNameOrderIndexes from './2026-11-25-03-add-name-order-indexes.js'
 import * as reindexOnlyChangedUsers from './2026-11-27-01-reindex-only-changed-users.js';
 
 /**
- * The few things a migration cannot say the same way in every SQL dialect. database.ts, the one module that
- * names dialects, supplies them; migrations stay free of application code and of dialect names.
+ * The few things a migration cannot say the same way in every SQL dialect, which each dialect's store
+ * (sqlite/store.ts, postgres/store.ts) supplies; migrations stay free of application code and of dialect names.
  */
 export interface SqlFlavour {
   /** An integer primary key the database assigns and never hands out twice. */
@@ -33,7 +33,7 @@ export interface SqlFlavour {
   /**
    * Statements that create a substring index of each user's folded names and address (`users_search`), fill
    * it from the users stored, and keep it in step with every insert, update and delete (triggers); and the
-   * statements that drop it. Empty where the database has none that the service can bound (see database.ts).
+   * statements that drop it. Empty where the database has none that the service can bound (see sqlite/store.ts and postgres/store.ts).
    */
   readonly substringIndex: { readonly create: readonly string[]; readonly drop: readonly string[] };
   /**

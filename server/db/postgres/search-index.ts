@@ -1,5 +1,5 @@
 import { sql, type SqlBool } from 'kysely';
-import type { SearchIndex } from '../database.js';
+import type { SearchIndex } from '../dialect-support.js';
 
 // How a search reads PostgreSQL's trigram index (pg_trgm's GIN, https://www.postgresql.org/docs/current/pgtrgm.html)
 // through users_matching() (migration 2026-11-25-02), which reads the users a key narrows to and keeps those

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { IndexLookup, SearchIndex } from '../database.js';
+import type { IndexLookup, SearchIndex } from '../dialect-support.js';
 
 // How a search reads SQLite's trigram index (FTS5, https://sqlite.org/fts5.html#the_trigram_tokenizer), planned
 // per text from how common its trigrams are. What a statement costs is what it reads: FTS5 reads the whole
