@@ -1,6 +1,6 @@
 import type { CompiledQuery, Dialect, Kysely, RawBuilder, SqlBool } from 'kysely';
 import type { SharedCounts } from './postgres/counts.js';
-import type { SqlFlavour } from './migrations/index.js';
+import type { SqlDialect } from './migrations/index.js';
 import type { Tables } from './tables.js';
 import type { Write } from './write.js';
 
@@ -96,7 +96,8 @@ export interface DialectSupport {
    * the lock is released before the commit. (SQLite's DDL is not transactional in Kysely's terms.)
    */
   readonly migratesInOneTransaction: boolean;
-  readonly flavour: SqlFlavour;
+  /** The dialect the migrations write for. */
+  readonly kind: SqlDialect;
   outage(error: unknown): string | undefined;
   /** Checks beyond `select 1` that tell whether writes would succeed. */
   checkRoom(): Promise<void>;

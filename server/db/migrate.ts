@@ -43,7 +43,7 @@ export async function migrateSchema(
   options: { readonly migrations?: 'apply' | 'check'; readonly onMigrated?: (names: readonly string[]) => void },
 ): Promise<void> {
   const migrationTableSchema = await support.migrationSchema(migrating);
-  const provider = migrationProvider(support.flavour);
+  const provider = migrationProvider(support.kind);
   const pending = await pendingMigrations(migrating);
   const migrate = async (on: Kysely<Tables>) => {
     const { error, results } = await new Migrator({ db: on, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) }).migrateToLatest();

@@ -34,7 +34,7 @@ async function statementsOfEachMigration(dialect: Dialect, store: TestStore | un
       ran.get(current)!.push(`${text};${parameters}`);
     },
   });
-  const provider = migrationProvider(support.flavour);
+  const provider = migrationProvider(support.kind);
   /** Each migration, recording what it runs under its name while it runs. */
   const recording: MigrationProvider = {
     getMigrations: async () =>

@@ -1,6 +1,4 @@
 import { sql, type Kysely } from 'kysely';
-import { SQLITE_REINDEX_ONLY_CHANGED } from '../../server/db/sqlite/store.js';
-import type { SqlFlavour } from '../../server/db/migrations/index.js';
 import { down as dropNameOrderIndexes } from '../../server/db/migrations/2026-11-25-03-add-name-order-indexes.js';
 import { down as reindexEveryUpdate } from '../../server/db/migrations/2026-11-27-01-reindex-only-changed-users.js';
 import { down as unscopeIdempotencyKeys } from '../../server/db/migrations/2026-11-25-01-scope-idempotency-keys-by-client.js';
@@ -11,8 +9,7 @@ import type { Dialect } from './test-store.js';
 
 /** Takes a store back to before migration 2026-11-27-01: SQLite's substring index re-indexes a user on every update that sets the keys (by its own `down`). */
 export async function withReindexOnEveryUpdate(db: Kysely<Tables>, dialect: Dialect): Promise<void> {
-  const flavour = { reindexOnlyChanged: dialect === 'sqlite' ? SQLITE_REINDEX_ONLY_CHANGED : { create: [], drop: [] } } as Partial<SqlFlavour> as SqlFlavour;
-  await reindexEveryUpdate(db as Kysely<unknown>, flavour);
+  await reindexEveryUpdate(db as Kysely<unknown>, dialect);
   await sql`delete from kysely_migration where name = '2026-11-27-01-reindex-only-changed-users'`.execute(db);
 }
 

@@ -1,13 +1,15 @@
 import type { Kysely } from 'kysely';
-import type { SqlFlavour } from './index.js';
+import type { SqlDialect } from './index.js';
 
 // Frozen in time: a migration never imports application code, so later changes cannot rewrite history.
 
 /** Creates the users table and the table of facts the store keeps about itself. */
-export async function up(db: Kysely<unknown>, flavour: SqlFlavour): Promise<void> {
+export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void> {
   await db.schema
     .createTable('users')
-    .addColumn('id', 'integer', (col) => flavour.generatedIntegerKey(col.primaryKey()))
+    // Never handed out twice, even after a delete or a rollback: SQLite's AUTOINCREMENT
+    // (https://www.sqlite.org/autoinc.html), PostgreSQL's identity column (a sequence).
+    .addColumn('id', 'integer', (col) => (dialect === 'sqlite' ? col.primaryKey().autoIncrement() : col.primaryKey().generatedByDefaultAsIdentity()))
     .addColumn('first_name', 'text', (col) => col.notNull())
     .addColumn('last_name', 'text', (col) => col.notNull())
     .addColumn('email', 'text', (col) => col.notNull())

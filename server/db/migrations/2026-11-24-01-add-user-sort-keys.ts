@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { SqlFlavour } from './index.js';
+import type { SqlDialect } from './index.js';
 
 // Frozen in time: a migration never imports application code, so later changes cannot rewrite history.
 
@@ -12,6 +12,13 @@ const KEYS = [
   ['email_key', 'email'],
 ] as const;
 
+/**
+ * A text column that compares and sorts by code point, whatever the database's locale: SQLite's default
+ * collation (BINARY) compares UTF-8 bytes; PostgreSQL's follows its locale (en_US sorts "a" beside "A"), "C"
+ * is byte order.
+ */
+const BYTE_ORDER_TEXT = { sqlite: 'text', postgres: 'text collate "C"' } as const;
+
 /** Rows whose keys one statement fills in: 4 parameters each, far below every dialect's limit. */
 const BATCH = 500;
 
@@ -19,11 +26,11 @@ const BATCH = 500;
  * Case-folded copies of the names and the e-mail address, which lists search, filter and sort by, each
  * indexed with the id that breaks ties. The service computes them when it writes (Unicode case folding, the
  * same in every dialect, where SQL `lower()` folds only A-Z in SQLite); they sort by code point in every
- * dialect (`byteOrderText`), so a cursor made on one store means the same on another.
+ * dialect (BYTE_ORDER_TEXT), so a cursor made on one store means the same on another.
  */
-export async function up(db: Kysely<unknown>, flavour: SqlFlavour): Promise<void> {
+export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void> {
   for (const [key] of KEYS) {
-    await db.schema.alterTable('users').addColumn(key, sql.raw(flavour.byteOrderText), (column) => column.notNull().defaultTo('')).execute();
+    await db.schema.alterTable('users').addColumn(key, sql.raw(BYTE_ORDER_TEXT[dialect]), (column) => column.notNull().defaultTo('')).execute();
   }
   // Rows stored before: in batches by id, each one statement that sets the keys of its rows from a VALUES list.
   for (let after = 0; ; ) {
