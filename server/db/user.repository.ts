@@ -7,7 +7,8 @@ import type { Database } from './database.js';
 import { createIdempotencyKeyQueries } from './idempotency-key.queries.js';
 import { createStoreGuard } from './store-guard.js';
 import type { Tables, UserRow, UsersTable } from './tables.js';
-import { createUserLists, LISTED_COLUMNS, toListedUser, type ListedRow, type ListOptions } from './user-lists.js';
+import { LISTED_COLUMNS, toListedUser, type ListedRow } from './list-sql.js';
+import { createUserLists, type ListOptions } from './user-lists.js';
 
 /**
  * The columns a user is read from, by name: never `*`, so that a store whose columns are not the ones the
