@@ -1,6 +1,6 @@
 import type { CompiledQuery, Dialect, Kysely, RawBuilder, SqlBool } from 'kysely';
 import type { SharedCounts } from './postgres/counts.js';
-import type { SqlDialect } from './migrations/index.js';
+import type { SqlDialect } from './migrations/dialect.js';
 import type { Tables } from './tables.js';
 import type { Write } from './write.js';
 

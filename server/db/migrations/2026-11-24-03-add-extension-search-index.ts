@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { SqlDialect } from './index.js';
+import type { SqlDialect } from './dialect.js';
 
 // Frozen in time: a migration never imports application code, so later changes cannot rewrite history.
 

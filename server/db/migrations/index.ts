@@ -1,4 +1,5 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
+import type { DialectMigration, SqlDialect } from './dialect.js';
 import * as createUsers from './2026-11-21-01-create-users.js';
 import * as createIdempotencyKeys from './2026-11-21-02-create-idempotency-keys.js';
 import * as addIdempotencyKeyOwner from './2026-11-23-01-add-idempotency-key-owner.js';
@@ -12,19 +13,6 @@ import * as scopeIdempotencyKeysByClient from './2026-11-25-01-scope-idempotency
 import * as addSearchFunction from './2026-11-25-02-add-search-function.js';
 import * as addNameOrderIndexes from './2026-11-25-03-add-name-order-indexes.js';
 import * as reindexOnlyChangedUsers from './2026-11-27-01-reindex-only-changed-users.js';
-
-/**
- * The SQL dialect a migration writes for. Each migration carries its own SQL for each (nothing it runs comes
- * from application code, which would rewrite it when edited); tests/migrations holds what each ran when written.
- */
-export type SqlDialect = 'sqlite' | 'postgres';
-
-/** A migration, told the dialect it writes for. */
-export interface DialectMigration {
-  up(db: Parameters<Migration['up']>[0], dialect: SqlDialect): Promise<void>;
-  /** Undoes `up`. */
-  down?(db: Parameters<Migration['up']>[0], dialect: SqlDialect): Promise<void>;
-}
 
 /** Every migration by name; names sort in the order they must run. */
 const migrations: Record<string, DialectMigration> = {
