@@ -1,9 +1,8 @@
 import { Kysely, sql, type CompiledQuery, type KyselyConfig } from 'kysely';
 import type { QueryEvent } from '../tracing.js';
 import type { DatabaseConfig, StoreTimeouts } from '../config.js';
-import { StartFailure } from '../startup/start-failure.js';
 import type { DialectSupport, ReadNow, SearchIndex } from './dialect-support.js';
-import { migrateSchema } from './migrate.js';
+import { migrateSchema, SchemaMismatch } from './migrate.js';
 import { postgresOutage, sqliteOutage } from './outage.js';
 import type { SharedCounts } from './postgres/counts.js';
 import { refusedStartupParameter, type ConnectionFault } from './postgres/pool.js';
@@ -59,7 +58,7 @@ export interface Database {
 export interface OpenOptions {
   /**
    * `apply` (the default) brings the schema up to date; `check` only checks that it is, and fails with a
-   * StartFailure naming the migrations it lacks (MIGRATE_AT_START=false). Both fail on a schema that holds
+   * SchemaMismatch naming the migrations it lacks (MIGRATE_AT_START=false). Both fail on a schema that holds
    * migrations this version does not know.
    */
   readonly migrations?: 'apply' | 'check';
@@ -111,7 +110,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     searchIndex = await support.searchIndex(db);
   } catch (error) {
     await db.destroy();
-    if (error instanceof StartFailure) throw error;
+    if (error instanceof SchemaMismatch) throw error;
     throw new Error(`Could not prepare the database: ${(error as Error).message}`, { cause: error });
   }
   const probe = async () => {

@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import { StartFailure } from '../startup/start-failure.js';
 import type { DialectSupport } from './dialect-support.js';
 import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
 import type { Tables } from './tables.js';
@@ -8,7 +7,15 @@ import type { Tables } from './tables.js';
 // Bringing a store's schema up to date, or checking that it is, before the service uses it.
 
 /**
- * The migrations this version has that the store's schema lacks. Throws a StartFailure when the schema holds
+ * The store's schema is not one this version can use (newer than it, or lacking migrations it must not apply
+ * itself); its message is the line to show, naming what to do.
+ */
+export class SchemaMismatch extends Error {
+  override readonly name = 'SchemaMismatch';
+}
+
+/**
+ * The migrations this version has that the store's schema lacks. Throws a SchemaMismatch when the schema holds
  * migrations this version does not know: a newer version migrated it, and this one would misread its tables.
  */
 async function pendingMigrations(db: Kysely<Tables>): Promise<string[]> {
@@ -23,7 +30,7 @@ async function pendingMigrations(db: Kysely<Tables>): Promise<string[]> {
   }
   const unknown = applied.filter((name) => !MIGRATION_NAMES.includes(name)).sort();
   if (unknown.length > 0) {
-    throw new StartFailure(
+    throw new SchemaMismatch(
       `Could not start: the store's schema is newer than this version of the service (it has migration${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}, which this version does not know). Run a version at least as new as the one that migrated it.`,
     );
   }
@@ -52,7 +59,7 @@ export async function migrateSchema(
   };
   if (options.migrations === 'check') {
     if (pending.length > 0) {
-      throw new StartFailure(
+      throw new SchemaMismatch(
         `Could not start: the store's schema lacks ${pending.length} migration${pending.length === 1 ? '' : 's'} this version needs (${pending.join(', ')}). Run npm run migrate with this version first, or start with MIGRATE_AT_START=true.`,
       );
     }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
+import { SchemaMismatch } from '../db/migrate.js';
 import { refusedStartupParameter } from '../db/postgres/pool.js';
 import type { Logger } from '../logger.js';
 
@@ -37,7 +38,7 @@ function poolerFailure(error: unknown): string | undefined {
 
 /** The line to show for a failure to start, or undefined when the service cannot explain it (a bug: keep the stack). */
 export function startFailureLine(error: unknown, config: Pick<Config, 'port' | 'host'>): string | undefined {
-  if (error instanceof StartFailure) return error.message;
+  if (error instanceof StartFailure || error instanceof SchemaMismatch) return error.message;
   return listenFailure(error, config) ?? poolerFailure(error);
 }
 
