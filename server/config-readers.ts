@@ -1,9 +1,24 @@
+import type { LatencyRange } from './config-defaults.js';
 import { parsePasswordHash, type PasswordHash } from './auth/password-hash.js';
-import type { DatabaseConfig, LatencyRange } from './config.js';
 
 // How each environment variable's text becomes a value, or the reason it cannot; config.ts reads them.
 
 /** Log levels accepted by `LOG_LEVEL` (pino's names). */
+/** Where the store lives, parsed from `DATABASE_URL` (and `DATABASE_POOL_SIZE` for PostgreSQL). */
+export type DatabaseConfig =
+  | { readonly kind: 'sqlite'; readonly filename: string }
+  | {
+      readonly kind: 'postgres';
+      readonly url: string;
+      readonly poolSize: number;
+      /**
+       * `session`: each connection is a session of the service's own (directly, or a pooler in session mode).
+       * `transaction`: a pooler in transaction mode (PgBouncer) stands between: timeouts are set in each
+       * transaction, never at connect or for a session, and no statement is prepared by name.
+       */
+      readonly poolMode: PoolMode;
+    };
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 

@@ -1,10 +1,5 @@
 import { availableParallelism } from 'node:os';
 import type { PasswordHash } from './auth/password-hash.js';
-import { DEFAULT_BODY_LIMIT_BYTES } from './http/routing/request-checks.js';
-import type { LatencyRange } from './http/sandbox/answer-delay.js';
-import { SEARCH_BUDGET_MS } from './db/user-lists.js';
-
-export type { LatencyRange } from './http/sandbox/answer-delay.js';
 import {
   integerIn,
   Invalid,
@@ -24,24 +19,14 @@ import {
   readUsername,
   readWorkers,
   type LogLevel,
-  type PoolMode,
   type Reader,
 } from './config-readers.js';
+import type { DatabaseConfig } from './config-readers.js';
+import type { LatencyRange } from './config-defaults.js';
+import { DEFAULT_BODY_LIMIT_BYTES, SEARCH_BUDGET_MS } from './config-defaults.js';
 
-/** Where the store lives, parsed from `DATABASE_URL` (and `DATABASE_POOL_SIZE` for PostgreSQL). */
-export type DatabaseConfig =
-  | { readonly kind: 'sqlite'; readonly filename: string }
-  | {
-      readonly kind: 'postgres';
-      readonly url: string;
-      readonly poolSize: number;
-      /**
-       * `session`: each connection is a session of the service's own (directly, or a pooler in session mode).
-       * `transaction`: a pooler in transaction mode (PgBouncer) stands between: timeouts are set in each
-       * transaction, never at connect or for a session, and no statement is prepared by name.
-       */
-      readonly poolMode: PoolMode;
-    };
+export type { DatabaseConfig } from './config-readers.js';
+export type { LatencyRange } from './config-defaults.js';
 
 /** Bounds on waiting for the store, so that a dead or blackholed database becomes 503 answers, not hangs. */
 export interface StoreTimeouts {

@@ -3,7 +3,7 @@ import { createUserService } from '../../server/domain/user.service.js';
 import { createHandlers } from '../../server/handlers/index.js';
 import { loadPrecompiledContract } from '../../server/http/contract/precompiled-contract.js';
 import { createFetchDispatch, type FetchDispatch } from '../../server/http/routing/fetch-dispatch.js';
-import { DEFAULT_BODY_LIMIT_BYTES } from '../../server/http/routing/request-checks.js';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../../server/config-defaults.js';
 import { checkFirstUsers } from '../../server/startup/first-users.js';
 import type { BasicCredentials } from './index.js';
 

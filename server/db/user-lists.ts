@@ -5,6 +5,7 @@ import type { ListedUser, Tally, UserSlice } from '../domain/user.js';
 import type { ReadNow, SearchIndex } from './dialect-support.js';
 import { beyond, byEmail, COLUMN, containsText, firstBeyond, inIdOrder, keysOfRow, LISTED_COLUMNS, SEARCHED_COLUMNS, sorted, toListedUser, type ListedRow, type UserSelect } from './list-sql.js';
 import { createTurnstile } from './search-turnstile.js';
+import { SEARCH_BUDGET_MS } from '../config-defaults.js';
 import type { Tables } from './tables.js';
 
 // Lists that filter, sort and page by key. Every statement is bounded however large the store: a statement
@@ -29,16 +30,6 @@ export const SEARCHES_PER_TURN = 4;
  * Retry-After) rather than queued without end.
  */
 export const SEARCHES_WAITING = 256;
-
-/**
- * Store time, unless configured (SEARCH_BUDGET_MS), that a page of a search may spend examining users one by
- * one (text the substring index cannot narrow, or more matches than it counts), and half of it for its count.
- * A page it could not fill in that time comes back with the users it found and a link that goes on from where
- * it stopped; a count says how many it found, as a count that is not exact. Every request then costs a
- * bounded amount of the store's time (about 100 ms at 1,000,000 users, with the HTTP around it), however
- * large the store and however rare the text.
- */
-export const SEARCH_BUDGET_MS = 50;
 
 /**
  * Highest id of a store whose searches examine every user rather than ask the substring index, where the

@@ -5,7 +5,8 @@ import { challenge, parseBasicAuthorization, type BasicCredentials } from '../au
 import type { Contract } from '../contract/contract.js';
 import { compileRequestValidator, type RawRequest } from '../contract/request-validation.js';
 import { asUriReference, classify, problemDocument } from '../errors/problem.js';
-import { answerDelay, hold, type LatencyRange } from '../sandbox/answer-delay.js';
+import type { LatencyRange } from '../../config-defaults.js';
+import { answerDelay, hold } from '../sandbox/answer-delay.js';
 import { examplePicker } from '../sandbox/preferred-example.js';
 import { contentTypeOf, isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
 import { allowOf, bodyTypeProblem, emptyBodyProblem, isEmptyBody, methodNotAllowed, noRoute } from './request-checks.js';

@@ -32,8 +32,6 @@ function mediaTypeOf(header: string): string | undefined {
   }
 }
 
-/** Largest request body accepted unless configured (BODY_LIMIT_BYTES): 64 KiB. */
-export const DEFAULT_BODY_LIMIT_BYTES = 65_536;
 
 /** A body of only white space; the JSON parser (non-strict) would hand it over as '', as it does the JSON string "". */
 export const isEmptyBody = (text: string): boolean => text.trim() === '';

@@ -1,15 +1,10 @@
+import type { LatencyRange } from '../../config-defaults.js';
 import type { Contract, Parameter } from '../contract/contract.js';
 import { compileParameterCheck, type RawRequest } from '../contract/request-validation.js';
 
 // Sandbox only: every answer is held back for SANDBOX_LATENCY_MS, or for the request's own `delay` seconds,
 // so that a frontend sees its loading states. The wait is bounded (10 s) and ends early when the client goes.
 // Browser-safe: the MSW handlers read `delay` with it too; sandbox-middleware.ts applies it in Koa.
-
-/** Milliseconds, drawn evenly from `min` to `max` for each answer. */
-export interface LatencyRange {
-  readonly min: number;
-  readonly max: number;
-}
 
 const drawn = ({ min, max }: LatencyRange) => min + Math.round(Math.random() * (max - min));
 

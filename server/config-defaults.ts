@@ -1,0 +1,22 @@
+// What code outside config.ts reads of the settings, written once here: defaults the store's lists and the kit
+// fall back on, and the shape of the sandbox's latency. The kit runs in browsers and cannot load config.ts,
+// which reads the process's environment: this file imports nothing.
+
+/** Largest request body accepted unless configured (BODY_LIMIT_BYTES): 64 KiB. */
+export const DEFAULT_BODY_LIMIT_BYTES = 65_536;
+
+/**
+ * Store time, unless configured (SEARCH_BUDGET_MS), that a page of a search may spend examining users one by
+ * one (text the substring index cannot narrow, or more matches than it counts), and half of it for its count.
+ * A page it could not fill in that time comes back with the users it found and a link that goes on from where
+ * it stopped; a count says how many it found, as a count that is not exact. Every request then costs a
+ * bounded amount of the store's time (about 100 ms at 1,000,000 users, with the HTTP around it), however
+ * large the store and however rare the text.
+ */
+export const SEARCH_BUDGET_MS = 50;
+
+/** The delays the sandbox adds to answers (SANDBOX_LATENCY_MS): milliseconds, drawn evenly from `min` to `max` for each. */
+export interface LatencyRange {
+  readonly min: number;
+  readonly max: number;
+}
