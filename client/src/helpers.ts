@@ -1,5 +1,5 @@
 import type { components } from '../../generated/api.js';
-import type { AnyUserRecordsClient, UserRecordsClient } from './index.js';
+import type { AnyUserRecordsClient, UserRecordsClient } from './client-types.js';
 import type { Problem } from './outcome.js';
 import type { ClientPaths } from './paths.js';
 

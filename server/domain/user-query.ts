@@ -1,4 +1,4 @@
-import type { ListedUser, Tally } from './user.js';
+import type { ListedUser, OrderKeys, Tally } from './user.js';
 
 // What a list asks for, independent of either wire shape: which users (a filter), in which order (a sort),
 // and from where (a position in that order).
@@ -36,8 +36,7 @@ export interface UserFilter {
   readonly searcher?: string;
 }
 
-/** The value of each field of an order, for one user: strings case-folded, the id as is. */
-export type OrderKeys = readonly (string | number)[];
+export type { OrderKeys } from './user.js';
 
 /**
  * Where in an order a list starts: after a user's keys, or before them; `before: 'end'` reads backwards from

@@ -1,4 +1,5 @@
-import type { OrderKeys } from './user-query.js';
+/** The value of each field of an order, for one user: strings case-folded, the id as is. */
+export type OrderKeys = readonly (string | number)[];
 
 /** A stored user record, independent of either wire shape. */
 export interface User {
