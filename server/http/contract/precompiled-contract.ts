@@ -1,6 +1,6 @@
 import { runtimeContractDocument } from '../../../generated/runtime-contract.js';
 import { validators } from '../../../generated/validators.js';
-import { createContract, type Contract, type Schema } from './contract.js';
+import { createContract, type Contract, type Schema, type Validator } from './contract.js';
 import { schemaKey } from './schema-key.js';
 
 // The contract as the MSW handlers and the npx sandbox carry it: without its prose, and with its validators
@@ -10,7 +10,8 @@ import { schemaKey } from './schema-key.js';
 /** The contract without prose, with the validators compiled ahead. */
 export function loadPrecompiledContract(): Contract {
   return createContract(runtimeContractDocument, (schema: Schema) => {
-    const validate = validators[schemaKey(schema)];
+    // Each is ajv's standalone code for the schema: a function of the data with `errors`, as Validator says.
+    const validate = validators[schemaKey(schema)] as Validator | undefined;
     // Only when the service compiles a schema the build did not (scripts/validators-module.ts lists them).
     if (validate === undefined) throw new Error(`No validator was compiled ahead for the schema ${JSON.stringify(schema).slice(0, 200)}; run \`make generate\`.`);
     return validate;
