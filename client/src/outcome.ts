@@ -1,7 +1,7 @@
 import type { ParseAsResponse } from 'openapi-fetch';
 import type { components } from '../../generated/api.js';
 import { numericHeaders, responseHeaders } from '../../generated/response-headers.js';
-import type { ProblemKind } from '../../server/http/errors/problem.js';
+import type { ProblemKind } from '../../server/kit.js';
 
 // What a call of the typed client gives back: one member per status the contract declares for the operation,
 // so that `if (result.status === 404)` narrows `error` to the problem, `result.headers` has that answer's

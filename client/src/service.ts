@@ -1,10 +1,13 @@
-import { createMemoryRepository } from '../../server/db/memory.repository.js';
-import { createUserService } from '../../server/domain/user.service.js';
-import { createHandlers } from '../../server/handlers/index.js';
-import { loadPrecompiledContract } from '../../server/http/contract/precompiled-contract.js';
-import { createFetchDispatch, type FetchDispatch } from '../../server/http/routing/fetch-dispatch.js';
-import { DEFAULT_BODY_LIMIT_BYTES } from '../../server/config-defaults.js';
-import { checkFirstUsers } from '../../server/startup/first-users.js';
+import {
+  checkFirstUsers,
+  createFetchDispatch,
+  createHandlers,
+  createMemoryRepository,
+  createUserService,
+  DEFAULT_BODY_LIMIT_BYTES,
+  loadPrecompiledContract,
+  type FetchDispatch,
+} from '../../server/kit.js';
 import type { BasicCredentials } from './index.js';
 
 // The service over fetch Request/Response, on an in-memory store: its own handlers, domain, request checks
