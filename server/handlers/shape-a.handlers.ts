@@ -6,7 +6,7 @@ import { encodeCursor } from './cursors.js';
 import { besideOf, linkHeader, listLink, moreAfter, readListQuery, totalHeaders } from './list-pages.js';
 import { createUserOnce } from './idempotent-create.js';
 import { etagOf, holdsCurrent, versionCondition } from './preconditions.js';
-import { timeBound } from './time-bound.js';
+import { timeBound } from '../domain/time-bound.js';
 import { fromDemoUserInput, fromDemoUserPatch, toDemoUser, toDemoUserCreated, toDemoUserPage, toDemoUserPatched, toDemoUserReplaced } from './shape-a.mapper.js';
 
 /** Shape A's names of the fields a list sorts by. */

@@ -7,7 +7,7 @@ import { besideOf, linkHeader, listLink, moreAfter, readListQuery, totalHeaders 
 import { createUserOnce } from './idempotent-create.js';
 import { etagOf, holdsCurrent, versionCondition } from './preconditions.js';
 import { fromLocalUserInput, fromLocalUserPatch, toLocalUser } from './shape-b.mapper.js';
-import { timeBound } from './time-bound.js';
+import { timeBound } from '../domain/time-bound.js';
 
 type ShapeBHandlers = Pick<UserRecordsHandlers, 'listUsers' | 'getUser' | 'createUser' | 'replaceUser' | 'patchUser' | 'deleteUser'>;
 

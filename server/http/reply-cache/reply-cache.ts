@@ -30,7 +30,7 @@ export interface KeptReply {
  * query string) alone: no credential, nothing from the clock, and no header read by their handler but those
  * listed, whose presence makes a request read the store as before (If-None-Match, which a 304 answers). Their
  * header parameters are checked on every request. The router refuses to keep any other (router.ts), and any
- * reply of these that a search made when its store time ran out (server/handlers/time-bound.ts): the same
+ * reply of these that a search made when its store time ran out (server/domain/time-bound.ts): the same
  * request may find more. A complete search is kept like any list: the same text searched again, by every
  * client of a frontend, costs one check of the store's version.
  */

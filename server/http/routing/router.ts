@@ -20,7 +20,7 @@ import { writeLimit } from '../limits/write-limit.js';
 import { preferredExample } from '../sandbox/sandbox-middleware.js';
 import type { Metrics } from '../observability/metrics.js';
 import { KEPT_OPERATIONS, type KeptReply, type ReplyCache } from '../reply-cache/reply-cache.js';
-import { isTimeBound } from '../../handlers/time-bound.js';
+import { isTimeBound } from '../../domain/time-bound.js';
 
 /** What the router needs: the contract, the handlers that implement it, the configuration, logs and metrics. */
 export interface RouterDeps {
