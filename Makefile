@@ -38,7 +38,7 @@ BUILT := dist/.built
 SOURCES := $(shell find server generated -name '*.ts') openapi/user-records.yaml generated/user-records.sandbox.yaml tsconfig.json tsconfig.build.json scripts/bundle.mjs scripts/copy-contract.mjs
 JEST_FLAGS ?=
 
-.PHONY: help install contract-gate release-contract chromium container-tools deploy-tools fault-tools image generate check-generated lint typecheck build client run mock sandbox test bench audit-lists clean
+.PHONY: help install contract-gate release-contract chromium container-tools deploy-tools fault-tools image generate check-generated lint layers typecheck build client run mock sandbox test bench audit-lists clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -122,6 +122,10 @@ release-contract: $(INSTALLED) ## Record the contract as released (changelog ent
 lint: $(INSTALLED) ## Lint the contract and its sandbox variant with Spectral: spectral:oas and the OWASP API ruleset (.spectral.yaml)
 	node_modules/.bin/spectral lint openapi/user-records.yaml generated/user-records.sandbox.yaml --ruleset .spectral.yaml --fail-severity warn
 
+# The layers of the tree (.dependency-cruiser.cjs): which folder may import which, and no circles of imports.
+layers: $(INSTALLED) ## Check the import rules between the tree's layers (dependency-cruiser)
+	node_modules/.bin/depcruise server generated client/src --config .dependency-cruiser.cjs --output-type err
+
 typecheck: $(INSTALLED) ## Strict type check of everything, and of the client as browser code
 	node_modules/.bin/tsc --noEmit
 	node_modules/.bin/tsc --noEmit -p client/tsconfig.json
@@ -154,7 +158,7 @@ sandbox: build ## The real service on an in-memory store with test controls (htt
 	PORT='$(SANDBOX_PORT)' DATABASE_URL='sqlite::memory:' SANDBOX=true SANDBOX_LATENCY_MS='$(SANDBOX_LATENCY_MS)' \
 	exec npm start --silent
 
-test: check-generated contract-gate lint typecheck build chromium container-tools deploy-tools fault-tools ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
+test: check-generated contract-gate lint layers typecheck build chromium container-tools deploy-tools fault-tools ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
 
 bench: $(INSTALLED) build deploy-tools ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/
