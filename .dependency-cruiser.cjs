@@ -26,7 +26,7 @@ module.exports = {
     },
     {
       name: 'handlers-never-reach-http',
-      comment: 'Handlers answer in the domain\'s terms; HTTP (status lines, headers on the wire, Koa) is the router\'s.',
+      comment: "Handlers answer in the domain's terms; HTTP (status lines, headers on the wire, Koa) is the router's.",
       severity: 'error',
       from: { path: '^server/handlers/' },
       to: { path: '^server/http/' },
@@ -40,7 +40,8 @@ module.exports = {
     },
     {
       name: 'client-reaches-server-through-its-one-entry',
-      comment: 'The client package runs in browsers: it takes the server code it shares (the in-memory service, the fetch dispatch) through server/kit.ts alone, which imports nothing Node-only.',
+      comment:
+        'The client package runs in browsers: it takes the server code it shares (the in-memory service, the fetch dispatch) through server/kit.ts alone, which imports nothing Node-only.',
       severity: 'error',
       from: { path: '^client/src/' },
       to: { path: '^server/', pathNot: '^server/kit\\.ts$' },

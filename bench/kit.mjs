@@ -15,7 +15,16 @@ execFileSync('npm', ['run', 'build', '--silent'], { cwd: client, stdio: 'inherit
 
 /** An entry of the package as an app's bundler sees it: everything it imports but msw, minified. */
 async function size(entry) {
-  const result = await build({ entryPoints: [join(client, entry)], bundle: true, minify: true, format: 'esm', platform: 'browser', external: ['msw'], write: false, logLevel: 'error' });
+  const result = await build({
+    entryPoints: [join(client, entry)],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    external: ['msw'],
+    write: false,
+    logLevel: 'error',
+  });
   const code = result.outputFiles[0].contents;
   return { minified: code.length, gzip: gzipSync(code, { level: 9 }).length };
 }
@@ -42,7 +51,9 @@ console.log(JSON.stringify({ msw: t1 - t0, kit: t2 - t1, create: t3 - t2, firstA
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function timings() {
-  const runs = Array.from({ length: RUNS }, () => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { cwd: root, encoding: 'utf8' })));
+  const runs = Array.from({ length: RUNS }, () =>
+    JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { cwd: root, encoding: 'utf8' })),
+  );
   return Object.fromEntries(Object.keys(runs[0]).map((key) => [key, median(runs.map((run) => run[key]))]));
 }
 

@@ -33,9 +33,16 @@ async function measure(name, kind, users) {
     wrk(pageOne, { seconds: 1 });
     const pageOneLoad = wrk(pageOne, { seconds: 4 });
     return {
-      database: name, users, fullListMs: Math.min(full.ms, fullAgain.ms), fullListMiB: full.bytes / 2 ** 20,
-      firstPageMs: firstPage.ms, lastPageMs: lastPage.ms, pageOneRps: pageOneLoad.rps, pageOneP99: pageOneLoad.p99,
-      rssBeforeMiB, peakRssMiB: peakRssMiB(server.pid),
+      database: name,
+      users,
+      fullListMs: Math.min(full.ms, fullAgain.ms),
+      fullListMiB: full.bytes / 2 ** 20,
+      firstPageMs: firstPage.ms,
+      lastPageMs: lastPage.ms,
+      pageOneRps: pageOneLoad.rps,
+      pageOneP99: pageOneLoad.p99,
+      rssBeforeMiB,
+      peakRssMiB: peakRssMiB(server.pid),
       statuses: [full.status, fullAgain.status, firstPage.status, lastPage.status],
     };
   } finally {
@@ -58,7 +65,10 @@ const table = [
   '',
   '| database | users | GET /users (full list, streamed) | body | GET /api/users page 1 of 100 | last page of 100 | page 1 of 6 under load (wrk, 50 connections) | server RSS before | server peak RSS |',
   '|---|---:|---|---|---|---|---|---|---|',
-  ...results.map((r) => `| ${r.database} | ${r.users.toLocaleString('en')} | ${f(r.fullListMs)} ms | ${f(r.fullListMiB)} MiB | ${f(r.firstPageMs)} ms | ${f(r.lastPageMs)} ms | ${r.pageOneRps.toFixed(0)} req/s, p99 ${f(r.pageOneP99)} ms | ${f(r.rssBeforeMiB)} MiB | ${f(r.peakRssMiB)} MiB |`),
+  ...results.map(
+    (r) =>
+      `| ${r.database} | ${r.users.toLocaleString('en')} | ${f(r.fullListMs)} ms | ${f(r.fullListMiB)} MiB | ${f(r.firstPageMs)} ms | ${f(r.lastPageMs)} ms | ${r.pageOneRps.toFixed(0)} req/s, p99 ${f(r.pageOneP99)} ms | ${f(r.rssBeforeMiB)} MiB | ${f(r.peakRssMiB)} MiB |`,
+  ),
   '',
 ].join('\n');
 writeFileSync(join(root, 'bench/results/large-list.md'), table);

@@ -52,7 +52,14 @@ export async function startProcess(command, argsFor, env = {}, listening = 0) {
   for (let tries = 0; ; tries++) {
     if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited: ${output()}`);
     const listeners = output().split('"msg":"user records service listening"').length - 1;
-    if (listeners >= listening && (await fetch(url).then(() => true, () => false))) break;
+    if (
+      listeners >= listening &&
+      (await fetch(url).then(
+        () => true,
+        () => false,
+      ))
+    )
+      break;
     if (tries > 300) {
       // Not left running: a target that never answered would hold its port and a core through every later run.
       child.kill('SIGKILL');
@@ -78,10 +85,15 @@ const { START_OPTIONS, START_ENV } = (() => {
   const start = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
   const match = /^((?:[A-Z_]+=\$\{[A-Z_]+:-[^}\s]*\} )*)exec node ((?:--\S+ )*)dist\/server\/main\.js$/.exec(start);
   if (!match) throw new Error(`package.json's start script is not \`[NAME=\${NAME:-value} ...] exec node [--options] dist/server/main.js\`: ${start}`);
-  const env = Object.fromEntries(match[1].split(' ').filter(Boolean).map((assignment) => {
-    const [, name, value] = /^([A-Z_]+)=\$\{[A-Z_]+:-([^}]*)\}$/.exec(assignment);
-    return [name, process.env[name] ?? value];
-  }));
+  const env = Object.fromEntries(
+    match[1]
+      .split(' ')
+      .filter(Boolean)
+      .map((assignment) => {
+        const [, name, value] = /^([A-Z_]+)=\$\{[A-Z_]+:-([^}]*)\}$/.exec(assignment);
+        return [name, process.env[name] ?? value];
+      }),
+  );
   return { START_OPTIONS: match[2].split(' ').filter(Boolean), START_ENV: env };
 })();
 
@@ -90,16 +102,21 @@ const { START_OPTIONS, START_ENV } = (() => {
  * options, it logs every request at the default level (info), here to a file.
  */
 export const startService = (databaseUrl, nodeOptions = [], env = {}) =>
-  startProcess(process.execPath, () => [...START_OPTIONS, ...nodeOptions, join(root, 'dist/server/main.js')], {
-    ...START_ENV,
-    DATABASE_URL: databaseUrl,
-    BASIC_AUTH_USERNAME: CREDENTIALS.username,
-    BASIC_AUTH_PASSWORD: CREDENTIALS.password,
-    AUTH_MAX_FAILURES: '1000000',
-    // The benchmark drives tens of thousands of writes a second from one address.
-    RATE_LIMIT_WRITES_PER_MINUTE: '0',
-    ...env,
-  }, Number(env.WORKERS ?? 1));
+  startProcess(
+    process.execPath,
+    () => [...START_OPTIONS, ...nodeOptions, join(root, 'dist/server/main.js')],
+    {
+      ...START_ENV,
+      DATABASE_URL: databaseUrl,
+      BASIC_AUTH_USERNAME: CREDENTIALS.username,
+      BASIC_AUTH_PASSWORD: CREDENTIALS.password,
+      AUTH_MAX_FAILURES: '1000000',
+      // The benchmark drives tens of thousands of writes a second from one address.
+      RATE_LIMIT_WRITES_PER_MINUTE: '0',
+      ...env,
+    },
+    Number(env.WORKERS ?? 1),
+  );
 
 // Names with mixed case and a spread of values, so that searches and sorts meet what real stores hold; the
 // folded copies (`*_key`) are what the service writes beside each field (server/domain/user-query.ts).
@@ -202,7 +219,17 @@ export function wrk(url, { method = 'GET', body, headers = {}, seconds = 5, conn
   for (const [name, value] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`);
   writeFileSync(script, lines.join('\n'));
   // A full list of 100,000 users takes seconds: wrk's default timeout (2 s) would drop those from the latencies.
-  const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '30s', '--latency', '-s', script, url.replace('{id}', '1')]).toString();
+  const out = execFileSync('wrk', [
+    '-t1',
+    `-c${connections}`,
+    `-d${seconds}s`,
+    '--timeout',
+    '30s',
+    '--latency',
+    '-s',
+    script,
+    url.replace('{id}', '1'),
+  ]).toString();
   const latency = (label) => {
     const match = new RegExp(`^\\s*${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
     const factor = { us: 0.001, ms: 1, s: 1000 }[match[2]];

@@ -38,7 +38,9 @@ function measure(target, server, scenario, size, path, options = {}) {
   const run = wrk(`${server.url}${path}`, { seconds: SECONDS, ...options });
   const row = { target, scenario, users: size, ...run, peakRssMiB: peakRssMiB(server.pid) };
   results.push(row);
-  console.log(`${target.padEnd(22)} ${scenario.padEnd(26)} ${String(size).padStart(6)}  ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms  non-2xx ${run.non2xx}`);
+  console.log(
+    `${target.padEnd(22)} ${scenario.padEnd(26)} ${String(size).padStart(6)}  ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms  non-2xx ${run.non2xx}`,
+  );
 }
 
 const shapeBBody = { firstName: 'Bench', lastName: 'Mark', email: 'bench.mark@example.com' };
@@ -84,7 +86,8 @@ async function service(kind) {
         measure(target, server, 'PUT a user (shape B)', size, '/users/2', { method: 'PUT', body: shapeBBody });
       }
       // One connection for the lists that take seconds each: with more, none would end within the run.
-      if (size < HUGE) measure(target, server, 'GET full list (shape B)', size, READS['GET full list (shape B)'].service, size >= 100_000 ? { connections: 1 } : {});
+      if (size < HUGE)
+        measure(target, server, 'GET full list (shape B)', size, READS['GET full list (shape B)'].service, size >= 100_000 ? { connections: 1 } : {});
       // The list vocabulary: a page by cursor from the middle of the store, sorted, by address, and a search
       // that matches few users (the trigram index answers it while one of its trigrams is rare).
       const middle = Buffer.from(JSON.stringify([1, 'id', 'a', [Math.floor(size / 2)]])).toString('base64url');
@@ -155,7 +158,15 @@ async function jsonServer() {
         measure(JSON_SERVER_TARGET, server, 'PUT a user (shape B)', size, '/users/2', { method: 'PUT', body: shapeBBody });
         measure(JSON_SERVER_TARGET, server, 'PATCH a user (shape B)', size, '/users/2', { method: 'PATCH', body: { lastName: 'Patched' } });
       }
-      if (size < HUGE) measure(JSON_SERVER_TARGET, server, 'GET full list (shape B)', size, READS['GET full list (shape B)'].jsonServer, size >= 100_000 ? { connections: 10 } : {});
+      if (size < HUGE)
+        measure(
+          JSON_SERVER_TARGET,
+          server,
+          'GET full list (shape B)',
+          size,
+          READS['GET full list (shape B)'].jsonServer,
+          size >= 100_000 ? { connections: 10 } : {},
+        );
       // json-server has no cursor and no search; it sorts with _sort and filters by equality.
       measure(JSON_SERVER_TARGET, server, 'GET sorted page of 12 (B)', size, READS['GET sorted page of 12 (B)'].jsonServer);
       measure(JSON_SERVER_TARGET, server, 'GET by email (B)', size, READS['GET by email (B)'].jsonServer);
@@ -169,7 +180,15 @@ async function jsonServer() {
 async function prismMock() {
   const target = 'Prism 5.14 mock';
   const prismCli = join(root, 'node_modules/@stoplight/prism-cli/dist/index.js');
-  const server = await startProcess(process.execPath, (port) => [prismCli, 'mock', join(root, 'openapi/user-records.yaml'), '-h', '127.0.0.1', '-p', String(port)]);
+  const server = await startProcess(process.execPath, (port) => [
+    prismCli,
+    'mock',
+    join(root, 'openapi/user-records.yaml'),
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(port),
+  ]);
   try {
     measure(target, server, 'GET one user (shape A)', 12, '/api/users/2');
     measure(target, server, 'GET one user (shape B)', 12, '/users/2');
@@ -204,7 +223,11 @@ async function sideBySideReads() {
   };
   try {
     const targets = [
-      { target: 'Koa ceiling', server: await running(startProcess(process.execPath, () => [join(root, 'bench/targets/koa-ceiling.mjs')])), scenarios: [['GET one user', '/users/2']] },
+      {
+        target: 'Koa ceiling',
+        server: await running(startProcess(process.execPath, () => [join(root, 'bench/targets/koa-ceiling.mjs')])),
+        scenarios: [['GET one user', '/users/2']],
+      },
       {
         target: 'Koa ceiling, replies per turn',
         server: await running(startProcess(process.execPath, () => [join(root, 'bench/targets/koa-ceiling.mjs')], { REPLIES: 'per-turn' })),
@@ -276,7 +299,10 @@ const table = [
   '',
   '| target | scenario | users | req/s | p50 ms | p99 ms | non-2xx | peak RSS MiB |',
   '|---|---|---:|---:|---:|---:|---:|---:|',
-  ...results.map((r) => `| ${r.target} | ${r.scenario} | ${r.users.toLocaleString('en')} | ${f(r.rps, 0)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.non2xx} | ${f(r.peakRssMiB)} |`),
+  ...results.map(
+    (r) =>
+      `| ${r.target} | ${r.scenario} | ${r.users.toLocaleString('en')} | ${f(r.rps, 0)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.non2xx} | ${f(r.peakRssMiB)} |`,
+  ),
   '',
   `Side by side at 12 users (issue 29's reads): medians of ${SIDE_BY_SIDE_ROUNDS} rounds of ${SIDE_BY_SIDE_SECONDS} s, each scenario measured on each target in turn:`,
   '',

@@ -63,50 +63,60 @@ if (!isMainThread) {
     parentPort.close();
   });
 } else {
-if (!(await postgresReachable())) {
-  console.log('search interference: PostgreSQL is not reachable; skipped');
-  process.exit(0);
-}
-ensureWrk();
-const store = await createStore('postgres');
-const searched = await startService(store.url);
-const other = await startService(store.url);
-const rows = [];
-try {
-  await seedVariedUsers({ url: store.url }, USERS - 12);
-  const total = await fetch(`${searched.url}${SEARCH}&limit=1`).then((r) => r.headers.get('x-total-count'));
-  for (const connections of [1, 50]) {
-    for (const [instance, server] of [['same', searched], ['other', other]]) {
-      const url = `${server.url}/api/users/3`;
-      const idle = wrk(url, { seconds: SECONDS, connections });
-      const load = searchers(`${searched.url}${SEARCH}`, SEARCHERS);
-      const loaded = wrk(url, { seconds: SECONDS, connections });
-      const searches = await load.stop();
-      rows.push({ connections, instance, idle, loaded, searches });
-      console.log(
-        `c${connections} ${instance}: p99 ${idle.p99.toFixed(1)} -> ${loaded.p99.toFixed(1)} ms (${(loaded.p99 / idle.p99).toFixed(1)}x), ` +
-          `${idle.rps.toFixed(0)} -> ${loaded.rps.toFixed(0)} req/s; searches ${JSON.stringify(searches.statuses)}, median ${searches.medianMs.toFixed(0)} ms`,
-      );
-    }
+  if (!(await postgresReachable())) {
+    console.log('search interference: PostgreSQL is not reachable; skipped');
+    process.exit(0);
   }
-  const f = (n) => n.toFixed(1);
-  const md = [
-    `# Reads beside ${SEARCHERS} worst-case searches (PostgreSQL, ${USERS.toLocaleString('en')} users)`,
-    '',
-    `\`GET /api/users/3\` by wrk for ${SECONDS} s, alone and while ${SEARCHERS} clients each ask \`${SEARCH}\` (${total} matches, a complete list) again as soon as it is answered, each from an address of its own. Two instances on one store; the reader asks the instance the searches go to, or the other one. Node ${process.version}.`,
-    '',
-    '| reader | instance | p99 alone ms | p99 beside searches ms | ratio | req/s alone | req/s beside | searches answered 200 | their median ms | other answers |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
-    ...rows.map((r) => {
-      const others = Object.entries(r.searches.statuses).filter(([status]) => status !== '200').map(([status, n]) => `${n}× ${status}`).join(', ') || 'none';
-      return `| ${r.connections} connection${r.connections > 1 ? 's' : ''} | ${r.instance} | ${f(r.idle.p99)} | ${f(r.loaded.p99)} | ${(r.loaded.p99 / r.idle.p99).toFixed(1)}x | ${r.idle.rps.toFixed(0)} | ${r.loaded.rps.toFixed(0)} | ${r.searches.completed} | ${r.searches.medianMs.toFixed(0)} | ${others} |`;
-    }),
-    '',
-  ].join('\n');
-  writeFileSync(join(root, 'bench/results/search-interference.md'), md);
-  writeFileSync(join(root, 'bench/results/search-interference.json'), `${JSON.stringify({ users: USERS, searchers: SEARCHERS, node: process.version, rows }, null, 2)}\n`);
-} finally {
-  await Promise.all([searched.stop(), other.stop()]);
-  await store.drop();
-}
+  ensureWrk();
+  const store = await createStore('postgres');
+  const searched = await startService(store.url);
+  const other = await startService(store.url);
+  const rows = [];
+  try {
+    await seedVariedUsers({ url: store.url }, USERS - 12);
+    const total = await fetch(`${searched.url}${SEARCH}&limit=1`).then((r) => r.headers.get('x-total-count'));
+    for (const connections of [1, 50]) {
+      for (const [instance, server] of [
+        ['same', searched],
+        ['other', other],
+      ]) {
+        const url = `${server.url}/api/users/3`;
+        const idle = wrk(url, { seconds: SECONDS, connections });
+        const load = searchers(`${searched.url}${SEARCH}`, SEARCHERS);
+        const loaded = wrk(url, { seconds: SECONDS, connections });
+        const searches = await load.stop();
+        rows.push({ connections, instance, idle, loaded, searches });
+        console.log(
+          `c${connections} ${instance}: p99 ${idle.p99.toFixed(1)} -> ${loaded.p99.toFixed(1)} ms (${(loaded.p99 / idle.p99).toFixed(1)}x), ` +
+            `${idle.rps.toFixed(0)} -> ${loaded.rps.toFixed(0)} req/s; searches ${JSON.stringify(searches.statuses)}, median ${searches.medianMs.toFixed(0)} ms`,
+        );
+      }
+    }
+    const f = (n) => n.toFixed(1);
+    const md = [
+      `# Reads beside ${SEARCHERS} worst-case searches (PostgreSQL, ${USERS.toLocaleString('en')} users)`,
+      '',
+      `\`GET /api/users/3\` by wrk for ${SECONDS} s, alone and while ${SEARCHERS} clients each ask \`${SEARCH}\` (${total} matches, a complete list) again as soon as it is answered, each from an address of its own. Two instances on one store; the reader asks the instance the searches go to, or the other one. Node ${process.version}.`,
+      '',
+      '| reader | instance | p99 alone ms | p99 beside searches ms | ratio | req/s alone | req/s beside | searches answered 200 | their median ms | other answers |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+      ...rows.map((r) => {
+        const others =
+          Object.entries(r.searches.statuses)
+            .filter(([status]) => status !== '200')
+            .map(([status, n]) => `${n}× ${status}`)
+            .join(', ') || 'none';
+        return `| ${r.connections} connection${r.connections > 1 ? 's' : ''} | ${r.instance} | ${f(r.idle.p99)} | ${f(r.loaded.p99)} | ${(r.loaded.p99 / r.idle.p99).toFixed(1)}x | ${r.idle.rps.toFixed(0)} | ${r.loaded.rps.toFixed(0)} | ${r.searches.completed} | ${r.searches.medianMs.toFixed(0)} | ${others} |`;
+      }),
+      '',
+    ].join('\n');
+    writeFileSync(join(root, 'bench/results/search-interference.md'), md);
+    writeFileSync(
+      join(root, 'bench/results/search-interference.json'),
+      `${JSON.stringify({ users: USERS, searchers: SEARCHERS, node: process.version, rows }, null, 2)}\n`,
+    );
+  } finally {
+    await Promise.all([searched.stop(), other.stop()]);
+    await store.drop();
+  }
 }

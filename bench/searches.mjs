@@ -17,9 +17,31 @@ const SECONDS = Number(process.env.BENCH_SEARCH_SECONDS ?? 2);
 const UNKEPT = 1_000_000_000;
 
 const CHOSEN = [
-  'mira99', 'mir', 'mira1', 'mira9', 'ann', 'example', 'example.com', '@example.com', 'le.com', 'last', 'last1', 'last999',
-  'last1234', 'ast99', 'st12345', 'user9999', 'user1', '9@example', '0@example.com', '9999@example.com',
-  'user12312@example.com', 'tobias99', 'xyz', 'zzzzzzzzzzzz', 'mira99last',
+  'mira99',
+  'mir',
+  'mira1',
+  'mira9',
+  'ann',
+  'example',
+  'example.com',
+  '@example.com',
+  'le.com',
+  'last',
+  'last1',
+  'last999',
+  'last1234',
+  'ast99',
+  'st12345',
+  'user9999',
+  'user1',
+  '9@example',
+  '0@example.com',
+  '9999@example.com',
+  'user12312@example.com',
+  'tobias99',
+  'xyz',
+  'zzzzzzzzzzzz',
+  'mira99last',
 ];
 
 /** Pieces of stored names and addresses, 3 to 16 characters, from users picked by a seeded generator. */
@@ -48,11 +70,14 @@ try {
     const firstMs = performance.now() - started;
     const run = wrk(`${url}&_={id}`, { seconds: SECONDS, connections: 1, randomIds: UNKEPT });
     rows.push({ q, total: response.headers.get('x-total-count'), relation: response.headers.get('x-total-count-relation'), firstMs, ...run });
-    console.log(`${q.padEnd(24)} first ${firstMs.toFixed(1).padStart(6)} ms  ${run.rps.toFixed(0).padStart(6)} req/s  p99 ${run.p99.toFixed(2)} ms  total ${rows.at(-1).total} ${rows.at(-1).relation}`);
+    console.log(
+      `${q.padEnd(24)} first ${firstMs.toFixed(1).padStart(6)} ms  ${run.rps.toFixed(0).padStart(6)} req/s  p99 ${run.p99.toFixed(2)} ms  total ${rows.at(-1).total} ${rows.at(-1).relation}`,
+    );
   }
   const short = wrk(`${server.url}/users?q=zq&limit=12&_={id}`, { seconds: SECONDS, connections: 1, randomIds: UNKEPT });
   rows.sort((a, b) => a.rps - b.rps);
-  const line = (r) => `| \`${r.q}\` | ${r.total}${r.relation === 'gte' ? '+' : ''} | ${r.firstMs.toFixed(1)} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.non2xx} |`;
+  const line = (r) =>
+    `| \`${r.q}\` | ${r.total}${r.relation === 'gte' ? '+' : ''} | ${r.firstMs.toFixed(1)} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.non2xx} |`;
   const md = [
     `# Searches at ${USERS.toLocaleString('en')} users (SQLite)`,
     '',

@@ -21,8 +21,10 @@ const SIZES = [12, 100_000, 1_000_000];
 const START = '<!-- tables of make bench: start (bench/tables.mjs writes what is between these lines) -->';
 const END = '<!-- tables of make bench: end -->';
 
-const finder = (results) => (target, scenario, users = 12) =>
-  results.find((r) => r.target === target && r.scenario === scenario && r.users === users);
+const finder =
+  (results) =>
+  (target, scenario, users = 12) =>
+    results.find((r) => r.target === target && r.scenario === scenario && r.users === users);
 const rps = (row) => (row ? `${Math.round(row.rps).toLocaleString('en')} req/s` : '');
 const ms = (value) => `${value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString('en')}`;
 const peakOf = (results, target, users) => {
@@ -66,20 +68,43 @@ export function renderGoals(results, searches, sideBySide = []) {
   const fixed = (value) => (Number.isFinite(value) ? value.toFixed(2) : '–');
   const goalOfRatio = (what, value, wanted, met, bound) => goal(what, fixed(value), wanted, Number.isFinite(value) ? met(value) : undefined, bound);
   const obligationsOnly = (value) => (Number.isFinite(value) ? `${fixed(value)}: Koa + obligations` : '');
-  goalOfRatio('GET one user ÷ Koa ceiling', ratio(get, row('Koa ceiling', 'GET one user')), '≥ 0.5', (value) => value >= 0.5, obligationsOnly(ratio(obligations, row('Koa ceiling', 'GET one user'))));
+  goalOfRatio(
+    'GET one user ÷ Koa ceiling',
+    ratio(get, row('Koa ceiling', 'GET one user')),
+    '≥ 0.5',
+    (value) => value >= 0.5,
+    obligationsOnly(ratio(obligations, row('Koa ceiling', 'GET one user'))),
+  );
   // Koa sending as the service's reads send (each reply at the end of its event-loop turn): how much of the
   // service's ratio to the Koa ceiling that way of sending alone would give Koa.
-  goalOfRatio('GET one user ÷ Koa ceiling, replies per turn', ratio(get, row('Koa ceiling, replies per turn', 'GET one user')), '(Koa sending as the service sends)', () => undefined);
+  goalOfRatio(
+    'GET one user ÷ Koa ceiling, replies per turn',
+    ratio(get, row('Koa ceiling, replies per turn', 'GET one user')),
+    '(Koa sending as the service sends)',
+    () => undefined,
+  );
   goalOfRatio('GET one user ÷ Koa + obligations', ratio(get, obligations), '(the share left once the obligations are paid)', () => undefined);
   for (const scenario of ['GET one user (shape B)', 'GET page (shape A)', 'GET full list (shape B)', 'GET sorted page of 12 (B)', 'GET by email (B)']) {
     const peer = row(JSON_SERVER, scenario);
     // The obligations ceiling sending the same reply where it has it (the page and the full list), else a single user's.
     const same = row('Koa + obligations', asCeiling(scenario));
     const bound = ratio(same ?? obligations, peer);
-    goalOfRatio(`${scenario} ÷ json-server`, ratio(row(SQLITE, scenario), peer), '≥ 1.5', (value) => value >= 1.5, Number.isFinite(bound) ? `${fixed(bound)}: Koa + obligations, ${same ? 'the same reply' : "a single user's reply"}` : '');
+    goalOfRatio(
+      `${scenario} ÷ json-server`,
+      ratio(row(SQLITE, scenario), peer),
+      '≥ 1.5',
+      (value) => value >= 1.5,
+      Number.isFinite(bound) ? `${fixed(bound)}: Koa + obligations, ${same ? 'the same reply' : "a single user's reply"}` : '',
+    );
   }
   for (const scenario of ['POST a user (shape B)', 'PUT a user (shape B)', 'PATCH a user (shape B)']) {
-    goalOfRatio(`${scenario} ÷ json-server`, ratio(row(SQLITE, scenario), row(JSON_SERVER, scenario)), '> 1', (value) => value > 1, 'each write synced; json-server never syncs');
+    goalOfRatio(
+      `${scenario} ÷ json-server`,
+      ratio(row(SQLITE, scenario), row(JSON_SERVER, scenario)),
+      '> 1',
+      (value) => value > 1,
+      'each write synced; json-server never syncs',
+    );
   }
   for (const scenario of ['GET full list (shape B)', 'GET page (shape A)']) {
     // The same reply (headers and body) sent by Koa with the obligations alone, beside its GET one user.
@@ -97,7 +122,8 @@ export function renderGoals(results, searches, sideBySide = []) {
     // (50 connections wait on requests that each take a while: a write runs its statements and the search
     // index's triggers on the event loop; the disk's sync itself is a fraction of a millisecond here).
     const isSearch = (r) => r.scenario.includes('search');
-    const queued = (worst) => `${ms((CONNECTIONS * 1000) / worst.rps)} ms: ${CONNECTIONS} connections ÷ its ${Math.round(worst.rps).toLocaleString('en')} req/s`;
+    const queued = (worst) =>
+      `${ms((CONNECTIONS * 1000) / worst.rps)} ms: ${CONNECTIONS} connections ÷ its ${Math.round(worst.rps).toLocaleString('en')} req/s`;
     const kinds = [
       ['reads', (r) => r.scenario.startsWith('GET') && !isSearch(r), () => (obligationsRow ? `${ms(obligationsRow.p99)} ms: Koa + obligations` : '')],
       ['searches', isSearch, queued],
@@ -114,7 +140,13 @@ export function renderGoals(results, searches, sideBySide = []) {
     const slowest = searches.rows.reduce((a, b) => (b.rps < a.rps ? b : a));
     const fast = searches.rows.filter((r) => r.rps >= SEARCH_GOAL_RPS).length;
     const measured = `${fast} of ${searches.rows.length}; slowest ${Math.round(slowest.rps)} req/s (\`${slowest.q}\`, ${slowest.total}${slowest.relation === 'gte' ? '+' : ''} matches)`;
-    goal(`searches at ${searches.users.toLocaleString('en')} users, SQLite (searches.md)`, measured, `≥ ${SEARCH_GOAL_RPS} req/s each`, fast === searches.rows.length, 'an exact count to 10,000 checks each match');
+    goal(
+      `searches at ${searches.users.toLocaleString('en')} users, SQLite (searches.md)`,
+      measured,
+      `≥ ${SEARCH_GOAL_RPS} req/s each`,
+      fast === searches.rows.length,
+      'an exact count to 10,000 checks each match',
+    );
   }
   return ['| goal | this run | wanted | met | what limits it (a number: measured in this run) |', '|---|---:|---|---|---|', ...lines].join('\n');
 }
@@ -128,7 +160,11 @@ export function renderSideBySide(sideBySide = []) {
     const r = sideBySide.find((x) => x.target === target && asCeiling(x.scenario) === scenario);
     return r ? `${Math.round(r.rps).toLocaleString('en')} (${r.rounds.map((rps) => Math.round(rps).toLocaleString('en')).join(', ')})` : '';
   };
-  return [`| scenario | ${targets.join(' | ')} |`, `|---|${targets.map(() => '---:').join('|')}|`, ...scenarios.map((scenario) => `| ${scenario === CEILING_GET ? SERVICE_GET : scenario} | ${targets.map((target) => cell(target, scenario)).join(' | ')} |`)].join('\n');
+  return [
+    `| scenario | ${targets.join(' | ')} |`,
+    `|---|${targets.map(() => '---:').join('|')}|`,
+    ...scenarios.map((scenario) => `| ${scenario === CEILING_GET ? SERVICE_GET : scenario} | ${targets.map((target) => cell(target, scenario)).join(' | ')} |`),
+  ].join('\n');
 }
 
 /** Targets side by side: GET and POST at 12 users, GET at 1,000,000, the p99 of GET, peak memory. */
@@ -151,7 +187,11 @@ function renderTargets(results) {
       const large = row(target, scenario, 1_000_000);
       return `| ${label} | ${rps(get)} | ${rps(row(target, 'POST a user (shape B)'))} | ${rps(large)} | ${ms(get.p99)} ms | ${mib(peakOf(results, target, 12))} | ${mib(peakOf(results, target, 1_000_000))} |`;
     });
-  return ['| target | GET one user | POST a user | GET one user at 1,000,000 | p99 of GET one user | peak RSS, 12 users | peak RSS, 1,000,000 |', '|---|---:|---:|---:|---:|---:|---:|', ...lines].join('\n');
+  return [
+    '| target | GET one user | POST a user | GET one user at 1,000,000 | p99 of GET one user | peak RSS, 12 users | peak RSS, 1,000,000 |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...lines,
+  ].join('\n');
 }
 
 /** Reads by random id and the list scenarios: req/s (p99 ms) at each size, per store and json-server. */
@@ -175,14 +215,23 @@ function renderLists(results) {
       if (!r) return '–';
       return r.requests === 0 ? '0' : `${Math.round(r.rps).toLocaleString('en')} (${ms(r.p99)})`;
     }).join(' · ');
-  const lines = lists.map(([label, scenario, absent]) => `| ${label} | ${cells(SQLITE, scenario)} | ${cells(POSTGRES, scenario)} | ${absent ?? cells(JSON_SERVER, scenario)} |`);
+  const lines = lists.map(
+    ([label, scenario, absent]) => `| ${label} | ${cells(SQLITE, scenario)} | ${cells(POSTGRES, scenario)} | ${absent ?? cells(JSON_SERVER, scenario)} |`,
+  );
   return ['| read | SQLite | PostgreSQL | json-server |', '|---|---|---|---|', ...lines].join('\n');
 }
 
 /** GET and POST with WORKERS from 1 to 8. */
 function renderWorkers(results) {
   const row = finder(results);
-  const counts = [...new Set(results.map((r) => /WORKERS=(\d+)/.exec(r.target)?.[1]).filter(Boolean).map(Number))].sort((a, b) => a - b);
+  const counts = [
+    ...new Set(
+      results
+        .map((r) => /WORKERS=(\d+)/.exec(r.target)?.[1])
+        .filter(Boolean)
+        .map(Number),
+    ),
+  ].sort((a, b) => a - b);
   const lines = counts.map((count) => {
     const [sqlite, postgres] = [`this service (sqlite, WORKERS=${count})`, `this service (postgres, WORKERS=${count})`];
     const post = (target) => {
@@ -191,20 +240,25 @@ function renderWorkers(results) {
     };
     return `| ${count} | ${rps(row(sqlite, 'GET one user (shape B)'))} | ${post(sqlite)} | ${rps(row(postgres, 'GET one user (shape B)'))} | ${post(postgres)} | ${mib(peakOf(results, sqlite, 12))} |`;
   });
-  return ['| `WORKERS` | SQLite GET | SQLite POST (p99) | PostgreSQL GET | PostgreSQL POST (p99) | peak RSS (SQLite) |', '|---:|---:|---:|---:|---:|---:|', ...lines].join('\n');
+  return [
+    '| `WORKERS` | SQLite GET | SQLite POST (p99) | PostgreSQL GET | PostgreSQL POST (p99) | peak RSS (SQLite) |',
+    '|---:|---:|---:|---:|---:|---:|',
+    ...lines,
+  ].join('\n');
 }
 
 /** Every table of the page, for one run (bench/results/bench.json) and the searches of searches.json. */
 export function renderDocsTables({ results, machine, sideBySide }, searches) {
-  const pairs = sideBySide?.length > 0
-    ? [
-        '**Side by side** at 12 users: req/s, the median (and each round) of each scenario measured on each target in',
-        'turn, all of them running; the goals below take their ratios of reads from these:',
-        '',
-        renderSideBySide(sideBySide),
-        '',
-      ]
-    : [];
+  const pairs =
+    sideBySide?.length > 0
+      ? [
+          '**Side by side** at 12 users: req/s, the median (and each round) of each scenario measured on each target in',
+          'turn, all of them running; the goals below take their ratios of reads from these:',
+          '',
+          renderSideBySide(sideBySide),
+          '',
+        ]
+      : [];
   return [
     `Run: ${machine}.`,
     '',

@@ -82,7 +82,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const current = read('openapi/user-records.yaml');
   const client = JSON.parse(readFileSync(`${ROOT}client/package.json`, 'utf8'));
   const { changes, level, problems } = contractGate(released, current);
-  if (client.version !== current.info.version) problems.push(`client/package.json's version is ${client.version}; it must be the contract's info.version, ${current.info.version}`);
+  if (client.version !== current.info.version)
+    problems.push(`client/package.json's version is ${client.version}; it must be the contract's info.version, ${current.info.version}`);
   const entry = changelogEntry(current.info.version, changes);
   if (changes.length > 0) console.log(`${changes.length} change(s) since the released ${released.info.version} (they need a ${level} version):\n\n${entry}`);
   else console.log(`the contract is the released ${released.info.version}`);

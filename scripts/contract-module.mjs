@@ -18,13 +18,17 @@ const header = `// Generated from ${source} by \`make generate\` (scripts/contra
 /** Follows a local `$ref` (and a chain of them) to what it names. */
 function resolve(value) {
   if (typeof value?.$ref !== 'string') return value;
-  const target = value.$ref.replace(/^#\//, '').split('/').reduce((node, key) => node?.[key], document);
+  const target = value.$ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce((node, key) => node?.[key], document);
   if (target === undefined) throw new Error(`dangling $ref ${value.$ref}`);
   return resolve(target);
 }
 
 /** The whole document as data, exported as `name`: one JSON text, parsed once (cheaper to compile and to load than an object literal). */
-const documentModule = (name, what) => () => `${header}// The contract as data: one JSON text, parsed once (cheaper to compile and to load than an object literal).
+const documentModule = (name, what) => () =>
+  `${header}// The contract as data: one JSON text, parsed once (cheaper to compile and to load than an object literal).
 
 /** ${what}, as the YAML file holds it. */
 export const ${name}: Readonly<Record<string, unknown>> = JSON.parse(${JSON.stringify(JSON.stringify(document))});
@@ -79,7 +83,10 @@ function headersModule() {
       byOperation[operation.operationId] = statuses;
     }
   }
-  const numeric = [...kinds].filter(([, kind]) => kind === 'number').map(([name]) => name).sort();
+  const numeric = [...kinds]
+    .filter(([, kind]) => kind === 'number')
+    .map(([name]) => name)
+    .sort();
   return `${header}// What the typed client reads from each answer: the headers its status declares, numbers as numbers.
 
 /** operationId → status → the names of the headers that answer declares, as the contract spells them. */

@@ -50,8 +50,7 @@ export const readPoolMode: Reader<PoolMode> = (raw) =>
 
 /** A whole number in the given range, written in plain decimal. */
 export function integerIn(min: number, max: number): Reader<number> {
-  return (raw) =>
-    /^\d+$/.test(raw) && +raw >= min && +raw <= max ? +raw : invalid(`must be an integer from ${min} to ${max}`);
+  return (raw) => (/^\d+$/.test(raw) && +raw >= min && +raw <= max ? +raw : invalid(`must be an integer from ${min} to ${max}`));
 }
 
 /** `auto` (one per CPU this process may use, given as `cpus`; at most 64) or a number from 1 to 64. */
@@ -64,19 +63,25 @@ export function readWorkers(cpus: number): Reader<number> {
 }
 
 /** `true` or `false`, spelled so. */
-export const readBoolean: Reader<boolean> = (raw) =>
-  raw === 'true' ? true : raw === 'false' ? false : invalid('must be true or false');
+export const readBoolean: Reader<boolean> = (raw) => (raw === 'true' ? true : raw === 'false' ? false : invalid('must be true or false'));
 
 /** A number of trusted proxy hops; `true` and `false` are kept as 1 and 0 for existing deployments. */
 export const readHops: Reader<number> = (raw) =>
-  raw === 'true' ? 1 : raw === 'false' ? 0 : /^\d{1,2}$/.test(raw) && +raw <= 10 ? +raw : invalid('must be a number of proxy hops from 0 to 10 (true = 1, false = 0)');
+  raw === 'true'
+    ? 1
+    : raw === 'false'
+      ? 0
+      : /^\d{1,2}$/.test(raw) && +raw <= 10
+        ? +raw
+        : invalid('must be a number of proxy hops from 0 to 10 (true = 1, false = 0)');
 
 /** A path prefix such as `/v1`, or nothing. */
 export const readBasePath: Reader<string> = (raw) =>
-  raw.length > MAX_BASE_PATH ? invalid(`must be at most ${MAX_BASE_PATH} characters`)
-  : raw === '' || /^(\/[A-Za-z0-9._~-]+)+$/.test(raw)
-    ? raw
-    : invalid('must be empty or a path such as /v1 (no trailing slash)');
+  raw.length > MAX_BASE_PATH
+    ? invalid(`must be at most ${MAX_BASE_PATH} characters`)
+    : raw === '' || /^(\/[A-Za-z0-9._~-]+)+$/.test(raw)
+      ? raw
+      : invalid('must be empty or a path such as /v1 (no trailing slash)');
 
 /** Longest BASE_PATH: the contract bounds the paths and links that start with it. */
 export const MAX_BASE_PATH = 200;
@@ -86,9 +91,11 @@ export const readNonEmpty: Reader<string> = (raw) => (raw === '' ? invalid('must
 
 /** A Basic user name: not empty, and without the `:` that ends it in the header. */
 export const readUsername: Reader<string> = (raw) =>
-  raw.includes(':') ? invalid('must not contain ":" (RFC 7617)')
-  : [...raw].length > MAX_USERNAME ? invalid(`must be at most ${MAX_USERNAME} characters`)
-  : readNonEmpty(raw);
+  raw.includes(':')
+    ? invalid('must not contain ":" (RFC 7617)')
+    : [...raw].length > MAX_USERNAME
+      ? invalid(`must be at most ${MAX_USERNAME} characters`)
+      : readNonEmpty(raw);
 
 /** Longest Basic user name: the contract bounds the protected resource's greeting, which names it. */
 export const MAX_USERNAME = 256;
@@ -99,7 +106,10 @@ export const readHttpUrl: Reader<string> = (raw) =>
 
 /** A comma-separated list of browser origins (scheme, host and port, nothing more). */
 export const readOrigins: Reader<readonly string[]> = (raw) => {
-  const origins = raw.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  const origins = raw
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
   const bad = origins.find((origin) => !URL.canParse(origin) || new URL(origin).origin !== origin);
   return bad === undefined ? origins : invalid(`must be a comma-separated list of origins such as https://app.example.com (not ${JSON.stringify(bad)})`);
 };
@@ -113,20 +123,15 @@ export const readLatency: Reader<LatencyRange> = (raw) => {
 };
 
 /** An scrypt hash in the form `npm run hash-password` prints. */
-export const readPasswordHash: Reader<PasswordHash> = (raw) =>
-  parsePasswordHash(raw) ?? invalid('must be an scrypt hash made by `npm run hash-password`');
+export const readPasswordHash: Reader<PasswordHash> = (raw) => parsePasswordHash(raw) ?? invalid('must be an scrypt hash made by `npm run hash-password`');
 
 /** One of pino's level names. */
 export const readLogLevel: Reader<LogLevel> = (raw) =>
-  (LOG_LEVELS as readonly string[]).includes(raw)
-    ? (raw as LogLevel)
-    : invalid(`must be one of ${LOG_LEVELS.join(', ')}`);
-
+  (LOG_LEVELS as readonly string[]).includes(raw) ? (raw as LogLevel) : invalid(`must be one of ${LOG_LEVELS.join(', ')}`);
 
 /** A Redis URL, `redis://[user:password@]host:port[/db]` or `rediss://` for TLS. */
 export const readRedisUrl: Reader<string> = (raw) =>
   /^rediss?:\/\//.test(raw) && URL.canParse(raw) ? raw : invalid('must be redis://host:port or rediss://host:port');
 
 /** A key prefix of letters, digits, `-`, `_` and `.`, so that it never splits a key at a `:`. */
-export const readKeyPrefix: Reader<string> = (raw) =>
-  /^[A-Za-z0-9._-]{1,64}$/.test(raw) ? raw : invalid('must be 1 to 64 letters, digits, ".", "_" or "-"');
+export const readKeyPrefix: Reader<string> = (raw) => (/^[A-Za-z0-9._-]{1,64}$/.test(raw) ? raw : invalid('must be 1 to 64 letters, digits, ".", "_" or "-"'));

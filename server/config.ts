@@ -183,7 +183,8 @@ function readStoreConfig(env: Env, read: Read, problems: string[]): StoreConfig 
   const database = read('DATABASE_URL', readDatabaseUrl, 'sqlite:./data/users.sqlite');
   const poolSize = read('DATABASE_POOL_SIZE', integerIn(1, 1000), '10');
   const poolMode = read('DATABASE_POOL_MODE', readPoolMode, 'session');
-  if (env.DATABASE_POOL_MODE !== undefined && database?.kind === 'sqlite') problems.push('DATABASE_POOL_MODE applies to PostgreSQL only (DATABASE_URL names SQLite)');
+  if (env.DATABASE_POOL_MODE !== undefined && database?.kind === 'sqlite')
+    problems.push('DATABASE_POOL_MODE applies to PostgreSQL only (DATABASE_URL names SQLite)');
   return {
     database: database?.kind === 'postgres' ? { ...database, poolSize, poolMode } : database,
     storeTimeouts: {

@@ -83,11 +83,16 @@ async function stopWorkers(signal: NodeJS.Signals, deadlineMs: number, logger: L
       worker.process.kill('SIGKILL');
     }
   }, deadlineMs);
-  await Promise.all(workers.map((worker) => new Promise<void>((resolve) => {
-    if (worker.isDead()) return resolve();
-    worker.once('exit', () => resolve());
-    worker.process.kill(signal);
-  })));
+  await Promise.all(
+    workers.map(
+      (worker) =>
+        new Promise<void>((resolve) => {
+          if (worker.isDead()) return resolve();
+          worker.once('exit', () => resolve());
+          worker.process.kill(signal);
+        }),
+    ),
+  );
   clearTimeout(deadline);
 }
 

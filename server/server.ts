@@ -119,8 +119,16 @@ export interface StartOptions {
  * the event loop. Writes stay on the loop with tracing (each statement a span of its request), in memory (a
  * thread cannot reach this connection's store) and in the sandbox (its reset writes through this connection).
  */
-function userRepository(config: Config, database: Database, { tracing, logger, writerThread }: { tracing: Tracing; logger: Logger; writerThread: boolean }): StoppableRepository {
-  const local = createUserRepository(database, { searchQueue: config.searchQueue, searchQueuePerClient: config.searchQueuePerClient, searchBudgetMs: config.searchBudgetMs });
+function userRepository(
+  config: Config,
+  database: Database,
+  { tracing, logger, writerThread }: { tracing: Tracing; logger: Logger; writerThread: boolean },
+): StoppableRepository {
+  const local = createUserRepository(database, {
+    searchQueue: config.searchQueue,
+    searchQueuePerClient: config.searchQueuePerClient,
+    searchBudgetMs: config.searchBudgetMs,
+  });
   const inProcess = { ...local, stop: async () => undefined };
   if (config.database.kind !== 'sqlite') return inProcess;
   if (cluster.isWorker) return writesThroughPrimary(local, config.storeTimeouts.statementMs);
@@ -188,7 +196,11 @@ function exportFailures(logger: Logger, metrics: Metrics): (error: unknown) => v
 }
 
 /** Opens the store, wires the layers together and starts listening. */
-export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel), { writerThread = false }: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  logger: Logger = createLogger(config.logLevel),
+  { writerThread = false }: StartOptions = {},
+): Promise<RunningServer> {
   const contract = loadContract({ sandbox: config.sandbox !== undefined });
   const { metrics, render: renderMetrics, stop: stopSharingMetrics } = createServerMetrics();
   const tracing = await createTracing(config.tracing, config.database.kind, exportFailures(logger, metrics));

@@ -82,11 +82,15 @@ function querySpans(tracer: Tracer, system: string) {
     const parent = context.active();
     if (trace.getSpan(parent) === undefined) return; // Start-up, migrations and the key sweep belong to no request.
     const operation = /^\s*(\w+)/.exec(sql)?.[1]?.toLowerCase() ?? 'query';
-    const span = tracer.startSpan(`db ${operation}`, {
-      kind: SpanKind.CLIENT,
-      startTime: performance.timeOrigin + performance.now() - durationMs,
-      attributes: { 'db.system.name': system, 'db.operation.name': operation, 'db.query.text': sql.slice(0, 500) },
-    }, parent);
+    const span = tracer.startSpan(
+      `db ${operation}`,
+      {
+        kind: SpanKind.CLIENT,
+        startTime: performance.timeOrigin + performance.now() - durationMs,
+        attributes: { 'db.system.name': system, 'db.operation.name': operation, 'db.query.text': sql.slice(0, 500) },
+      },
+      parent,
+    );
     if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
   };
@@ -97,14 +101,19 @@ let contextManaged = false;
 /** Sets up tracing for one server; a no-op when `config` is undefined. */
 export async function createTracing(config: TracingConfig | undefined, store: string, onExportFailure: (error: unknown) => void): Promise<Tracing> {
   if (config === undefined) return { startRequest: () => undefined, onQuery: undefined, shutdown: async () => undefined };
-  const [{ ExportResultCode, W3CTraceContextPropagator }, { OTLPTraceExporter }, { resourceFromAttributes }, { AsyncLocalStorageContextManager }, { BatchSpanProcessor, TracerProvider }] =
-    await Promise.all([
-      import('@opentelemetry/core'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/resources'),
-      import('@opentelemetry/context-async-hooks'),
-      import('@opentelemetry/sdk-trace'),
-    ]);
+  const [
+    { ExportResultCode, W3CTraceContextPropagator },
+    { OTLPTraceExporter },
+    { resourceFromAttributes },
+    { AsyncLocalStorageContextManager },
+    { BatchSpanProcessor, TracerProvider },
+  ] = await Promise.all([
+    import('@opentelemetry/core'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/sdk-trace'),
+  ]);
   const otlp = new OTLPTraceExporter({ url: `${config.endpoint.replace(/\/$/, '')}/v1/traces`, timeoutMillis: config.exportTimeoutMs });
   const exporter = reportingExporter(otlp, ExportResultCode.SUCCESS, onExportFailure);
   const provider = new TracerProvider({

@@ -54,7 +54,9 @@ app.use(async (ctx, next) => {
   await endOfTurn();
   const ms = performance.now() - started;
   durations.observe({ operation_id: 'getUser', method: ctx.method, status: ctx.status }, ms / 1000);
-  log.write(`{"level":30,"time":${Date.now()},"service":"koa-obligations","pid":${process.pid},"requestId":"${requestId}","method":"${ctx.method}","path":${JSON.stringify(ctx.path)},"operationId":"getUser","status":${ctx.status},"durationMs":${Math.round(ms * 100) / 100},"msg":"request"}\n`);
+  log.write(
+    `{"level":30,"time":${Date.now()},"service":"koa-obligations","pid":${process.pid},"requestId":"${requestId}","method":"${ctx.method}","path":${JSON.stringify(ctx.path)},"operationId":"getUser","status":${ctx.status},"durationMs":${Math.round(ms * 100) / 100},"msg":"request"}\n`,
+  );
 });
 const router = new Router();
 router.get('/users/:id', (ctx) => {

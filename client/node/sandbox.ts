@@ -80,7 +80,10 @@ export async function startSandbox({ port = 4011, host = '127.0.0.1', credential
   });
   const address = server.address() as { port: number };
   origin = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-  service = createInMemoryService({ baseUrl: origin, ...(credentials ? { credentials } : {}), ...(users ? { users } : {}), ...(latency !== undefined ? { latency } : {}) }, 'user-records-sandbox');
+  service = createInMemoryService(
+    { baseUrl: origin, ...(credentials ? { credentials } : {}), ...(users ? { users } : {}), ...(latency !== undefined ? { latency } : {}) },
+    'user-records-sandbox',
+  );
   return {
     url: origin,
     close: () =>
@@ -151,4 +154,3 @@ export async function main(): Promise<void> {
     fail((error as Error).message);
   }
 }
-

@@ -15,27 +15,37 @@ type UnknownPath<M extends Method, P extends string> = `${P} is not a ${Uppercas
 type KnownPath<Paths extends AnyPaths, M extends Method, P extends string> = P extends PathsWithMethod<Paths, M> ? P : UnknownPath<M, P>;
 type PathItem<Paths extends AnyPaths, M extends Method, P extends string> = P extends PathsWithMethod<Paths, M> ? Paths[P] : never;
 /** The operation of the method on a path the contract has (openapi-fetch's `Paths[Path][Method]`). */
-type OperationOf<Paths extends AnyPaths, M extends Method, P extends string> = Extract<PathItem<Paths, M, P>[M & keyof PathItem<Paths, M, P>], Record<string | number, any>>;
+type OperationOf<Paths extends AnyPaths, M extends Method, P extends string> = Extract<
+  PathItem<Paths, M, P>[M & keyof PathItem<Paths, M, P>],
+  Record<string | number, any>
+>;
 /** What openapi-fetch takes as the `init` of the method on the path. */
-type AllowedInit<Paths extends AnyPaths, M extends Method, P extends string> = NonNullable<MaybeOptionalInit<PathItem<Paths, M, P>, M & keyof PathItem<Paths, M, P>>>;
+type AllowedInit<Paths extends AnyPaths, M extends Method, P extends string> = NonNullable<
+  MaybeOptionalInit<PathItem<Paths, M, P>, M & keyof PathItem<Paths, M, P>>
+>;
 /**
  * No member the operation does not have: at the top (`param` for `params`), and deeply in `params` and `body`
  * (`serach`, `emial`). openapi-fetch infers `init`, and TypeScript checks no excess members of an inferred type.
  */
-type NoExcess<Init, Allowed> = { [K in keyof Init]: K extends keyof Allowed ? unknown : never } &
-  (Init extends { params: infer Given } ? { params: Exact<Allowed extends { params?: infer Shape } ? Shape : never, Given> } : unknown) &
+type NoExcess<Init, Allowed> = { [K in keyof Init]: K extends keyof Allowed ? unknown : never } & (Init extends { params: infer Given }
+  ? { params: Exact<Allowed extends { params?: infer Shape } ? Shape : never, Given> }
+  : unknown) &
   (Init extends { body: infer Given } ? { body: Exact<Allowed extends { body?: infer Shape } ? Shape : never, Given> } : unknown);
 /** openapi-fetch's rule for its `init` parameter: required when the operation has required parameters or a body. */
-type InitParam<Init, Allowed> = RequiredKeysOf<Init> extends never
-  ? [(Init & NoExcess<Init, Allowed> & { [key: string]: unknown })?]
-  : [Init & NoExcess<Init, Allowed> & { [key: string]: unknown }];
+type InitParam<Init, Allowed> =
+  RequiredKeysOf<Init> extends never
+    ? [(Init & NoExcess<Init, Allowed> & { [key: string]: unknown })?]
+    : [Init & NoExcess<Init, Allowed> & { [key: string]: unknown }];
 
 /**
  * A method of the client: the path checked first (a path the contract does not have is an error that names it,
  * `/nope is not a GET path of the User Records Service`), the parameters and body checked for unknown members,
  * and the answer an Outcome, told apart by its status.
  */
-type CheckedMethod<Paths extends AnyPaths, M extends Method> = <P extends string, Init extends MaybeOptionalInit<PathItem<Paths, M, P>, M & keyof PathItem<Paths, M, P>>>(
+type CheckedMethod<Paths extends AnyPaths, M extends Method> = <
+  P extends string,
+  Init extends MaybeOptionalInit<PathItem<Paths, M, P>, M & keyof PathItem<Paths, M, P>>,
+>(
   url: KnownPath<Paths, M, P>,
   ...init: InitParam<Init, AllowedInit<Paths, M, P>>
 ) => Promise<Outcome<OperationOf<Paths, M, P>, Init>>;

@@ -61,7 +61,12 @@ function nextLink(response: Response): string | undefined {
  *
  *     for await (const { items } of pages(client, '/users', { limit: 100 })) render(items);
  */
-export async function* pages<P extends ListPath>(client: AnyUserRecordsClient, path: P, query?: ListQuery<P>, { maxPages = 1000 }: { maxPages?: number } = {}): AsyncGenerator<Page<P>, void, undefined> {
+export async function* pages<P extends ListPath>(
+  client: AnyUserRecordsClient,
+  path: P,
+  query?: ListQuery<P>,
+  { maxPages = 1000 }: { maxPages?: number } = {},
+): AsyncGenerator<Page<P>, void, undefined> {
   const followed = new Set<string>();
   let params: Record<string, unknown> = { ...(query ?? {}) };
   for (let read = 0; read < maxPages; read++) {
@@ -123,7 +128,8 @@ export async function changeUser<P extends UserPath>(
       params: { path: { id }, header: { 'If-Match': current.etag } },
       body: (await change(current.user)) as components['schemas']['UserPatch'],
     })) as AnyOutcome;
-    if (written.error === undefined) return { user: written.data as PatchedUser<P>, etag: written.headers.ETag as string, attempts: attempt, response: written.response };
+    if (written.error === undefined)
+      return { user: written.data as PatchedUser<P>, etag: written.headers.ETag as string, attempts: attempt, response: written.response };
     if (written.status !== 412 || attempt >= attempts) throw problemOf(written);
     current = undefined;
   }

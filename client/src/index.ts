@@ -87,7 +87,18 @@ function createTypedClient<Paths extends AnyPaths>(options: UserRecordsClientOpt
   const call =
     (method: Uppercase<Method>) =>
     async (url: string, init?: object): Promise<unknown> =>
-      toOutcome(operationIds.get(`${method} ${url}`) ?? '', await (client[method] as (url: string, init?: object) => Promise<{ response: Response }>)(url, init));
+      toOutcome(
+        operationIds.get(`${method} ${url}`) ?? '',
+        await (client[method] as (url: string, init?: object) => Promise<{ response: Response }>)(url, init),
+      );
   // The same methods, each answer an Outcome; typed so that an unknown path or member is an error that names it.
-  return { use: client.use, eject: client.eject, GET: call('GET'), PUT: call('PUT'), POST: call('POST'), DELETE: call('DELETE'), PATCH: call('PATCH') } as unknown as UserRecordsClient<Paths>;
+  return {
+    use: client.use,
+    eject: client.eject,
+    GET: call('GET'),
+    PUT: call('PUT'),
+    POST: call('POST'),
+    DELETE: call('DELETE'),
+    PATCH: call('PATCH'),
+  } as unknown as UserRecordsClient<Paths>;
 }

@@ -36,6 +36,11 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
   const { dispatch, reset } = createInMemoryService(options, 'createMockHandlers');
   // One handler for the service's requests: the dispatcher finds the operation as the server's router does.
   // The others stay unhandled, for MSW's onUnhandledRequest to decide (a page's own files load as ever).
-  const all = [http.all(({ request }) => dispatch.handles(request), ({ request }) => dispatch.answer(request))];
+  const all = [
+    http.all(
+      ({ request }) => dispatch.handles(request),
+      ({ request }) => dispatch.answer(request),
+    ),
+  ];
   return Object.assign(all, { reset: () => void reset() });
 }

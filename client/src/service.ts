@@ -31,7 +31,8 @@ const OPERATORS_ONLY = 'operations';
 function latencyRange(latency: InMemoryServiceOptions['latency'], who: string): { min: number; max: number } {
   const [min, max] = typeof latency === 'number' ? [latency, latency] : (latency ?? [0, 0]);
   const fits = (ms: unknown) => Number.isInteger(ms) && (ms as number) >= 0 && (ms as number) <= 600_000;
-  if (!fits(min) || !fits(max) || min > max) throw new Error(`${who}: latency must be milliseconds from 0 to 600000, or [min, max] with min <= max (got ${JSON.stringify(latency)})`);
+  if (!fits(min) || !fits(max) || min > max)
+    throw new Error(`${who}: latency must be milliseconds from 0 to 600000, or [min, max] with min <= max (got ${JSON.stringify(latency)})`);
   return { min, max };
 }
 

@@ -79,9 +79,7 @@ function queryLog(onQuery: (event: QueryEvent) => void): KyselyConfig['log'] {
 const DEFAULT_TIMEOUTS: StoreTimeouts = { statementMs: 5000, connectMs: 5000, idleMs: 30_000, keepAliveMs: 10_000 };
 
 function dialectSupport(config: DatabaseConfig, { timeouts = DEFAULT_TIMEOUTS, onConnectionFault = () => {} }: OpenOptions): DialectSupport {
-  return config.kind === 'sqlite'
-    ? sqlite(config.filename, timeouts)
-    : postgres(config.url, config.poolSize, config.poolMode, timeouts, onConnectionFault);
+  return config.kind === 'sqlite' ? sqlite(config.filename, timeouts) : postgres(config.url, config.poolSize, config.poolMode, timeouts, onConnectionFault);
 }
 
 /**
@@ -124,5 +122,18 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     reader?.close();
     await db.destroy();
   };
-  return { kind: config.kind, db, write: support.writer(db), outage: support.outage, probe, sharedCounters, searchIndex, searchConnections, readNow: reader?.readNow, readOnce: reader?.readOnce, storeVersion: reader?.storeVersion, close };
+  return {
+    kind: config.kind,
+    db,
+    write: support.writer(db),
+    outage: support.outage,
+    probe,
+    sharedCounters,
+    searchIndex,
+    searchConnections,
+    readNow: reader?.readNow,
+    readOnce: reader?.readOnce,
+    storeVersion: reader?.storeVersion,
+    close,
+  };
 }

@@ -14,7 +14,10 @@ const INSERT_BATCH = 500;
 /** Inserts the users in order (ids follow it), a batch per statement. */
 async function insertUsers(trx: Kysely<Tables>, users: readonly UserFields[], now: string): Promise<void> {
   for (let i = 0; i < users.length; i += INSERT_BATCH) {
-    await trx.insertInto('users').values(users.slice(i, i + INSERT_BATCH).map((user) => newUserRow(user, now))).execute();
+    await trx
+      .insertInto('users')
+      .values(users.slice(i, i + INSERT_BATCH).map((user) => newUserRow(user, now)))
+      .execute();
   }
 }
 
@@ -44,11 +47,14 @@ export async function seedDemoData(db: Kysely<Tables>, now: string, users: reado
  * ones, never a mix.
  */
 export function restoreDemoData(write: Write, now: string, users: readonly UserFields[]): Promise<void> {
-  return write(async (trx) => {
-    await trx.deleteFrom('idempotency_keys').execute();
-    await trx.deleteFrom('users').execute();
-    // AUTOINCREMENT remembers the largest id ever used here (https://www.sqlite.org/autoinc.html).
-    await sql`delete from sqlite_sequence where name = 'users'`.execute(trx);
-    await insertUsers(trx, users, now);
-  }, { atomic: true });
+  return write(
+    async (trx) => {
+      await trx.deleteFrom('idempotency_keys').execute();
+      await trx.deleteFrom('users').execute();
+      // AUTOINCREMENT remembers the largest id ever used here (https://www.sqlite.org/autoinc.html).
+      await sql`delete from sqlite_sequence where name = 'users'`.execute(trx);
+      await insertUsers(trx, users, now);
+    },
+    { atomic: true },
+  );
 }

@@ -52,7 +52,11 @@ export function createIdempotencyKeyQueries(
           await forgetOldestKeys(trx, client, keysPerClient);
           return { claimed: true as const };
         }
-        const row = await trx.selectFrom('idempotency_keys').select(['fingerprint', 'state', 'outcome', 'locked_until']).where(named(name)).executeTakeFirstOrThrow();
+        const row = await trx
+          .selectFrom('idempotency_keys')
+          .select(['fingerprint', 'state', 'outcome', 'locked_until'])
+          .where(named(name))
+          .executeTakeFirstOrThrow();
         const record = { fingerprint: row.fingerprint, state: row.state, outcome: row.outcome, lockedUntil: row.locked_until };
         return { claimed: false as const, record };
       }),
@@ -93,7 +97,10 @@ export function createIdempotencyKeyQueries(
       writing(async (trx) => {
         // Rows are named by client and key together: a key alone may name live rows of other clients.
         const batch = trx.selectFrom('idempotency_keys').select(['client', 'key']).where('expires_at', '<=', now).limit(limit).$asTuple('client', 'key');
-        const deleted = await trx.deleteFrom('idempotency_keys').where((eb) => eb(eb.refTuple('client', 'key'), 'in', batch)).executeTakeFirst();
+        const deleted = await trx
+          .deleteFrom('idempotency_keys')
+          .where((eb) => eb(eb.refTuple('client', 'key'), 'in', batch))
+          .executeTakeFirst();
         return Number(deleted.numDeletedRows);
       }),
   };

@@ -23,7 +23,10 @@ export function firstBeyond(ids: readonly number[], key: number, descending: boo
 }
 
 /** The column each field sorts by: the folded copy of text, so that case does not change the order. */
-export const COLUMN = { id: 'id', email: 'email_key', firstName: 'first_name_key', lastName: 'last_name_key' } as const satisfies Record<SortField, keyof UserRow>;
+export const COLUMN = { id: 'id', email: 'email_key', firstName: 'first_name_key', lastName: 'last_name_key' } as const satisfies Record<
+  SortField,
+  keyof UserRow
+>;
 
 /** The columns a list reads: what it shows, and nothing else (each column read costs time on every row). */
 export const LISTED_COLUMNS = ['id', 'first_name', 'last_name', 'email'] as const;

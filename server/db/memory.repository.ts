@@ -103,16 +103,31 @@ export function createMemoryRepository(now: string = new Date().toISOString(), f
     findById: async (id) => users.get(id),
     async list(filter, order) {
       const all = sorted(filter, order).map(listed);
-      return { ...tally(filter, all.length), users: (async function* () { yield* all; })() };
+      return {
+        ...tally(filter, all.length),
+        users: (async function* () {
+          yield* all;
+        })(),
+      };
     },
     count: async (filter = {}) => tally(filter, sorted(filter, [{ field: 'id', descending: false }]).length),
     listSlice: async (offset, limit) => ({ users: [...users.values()].slice(offset, offset + limit).map(listed), total: users.size }),
-    listAt: async (filter, order, offset, limit) => ({ users: sorted(filter, order).slice(offset, offset + limit).map(listed) }),
+    listAt: async (filter, order, offset, limit) => ({
+      users: sorted(filter, order)
+        .slice(offset, offset + limit)
+        .map(listed),
+    }),
     // Every user is at hand: a read here never runs out of time, so it never stops short.
     async listFrom(filter, order, position: ListPosition | undefined, limit) {
       const all = sorted(filter, order);
       if (position === undefined) return { users: all.slice(0, limit).map(listed) };
-      if ('after' in position) return { users: all.filter((user) => compareKeys(keysOf(user, order), position.after, order) > 0).slice(0, limit).map(listed) };
+      if ('after' in position)
+        return {
+          users: all
+            .filter((user) => compareKeys(keysOf(user, order), position.after, order) > 0)
+            .slice(0, limit)
+            .map(listed),
+        };
       const before = position.before === 'end' ? all : all.filter((user) => compareKeys(keysOf(user, order), position.before as OrderKeys, order) < 0);
       return { users: before.slice(Math.max(0, before.length - limit)).map(listed) };
     },

@@ -1,9 +1,33 @@
 import { sql, type Compilable, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { nextTurn } from '../domain/next-turn.js';
-import { foldCase, keysOf, orderText, SEARCH_COUNT_REACH, searchTally, type ListPosition, type OrderKeys, type UserFilter, type UserOrder } from '../domain/user-query.js';
+import {
+  foldCase,
+  keysOf,
+  orderText,
+  SEARCH_COUNT_REACH,
+  searchTally,
+  type ListPosition,
+  type OrderKeys,
+  type UserFilter,
+  type UserOrder,
+} from '../domain/user-query.js';
 import type { ListedUser, Tally, UserSlice } from '../domain/user.js';
 import type { ReadNow, SearchIndex } from './dialect-support.js';
-import { beyond, byEmail, COLUMN, containsText, firstBeyond, inIdOrder, keysOfRow, LISTED_COLUMNS, SEARCHED_COLUMNS, sorted, toListedUser, type ListedRow, type UserSelect } from './list-sql.js';
+import {
+  beyond,
+  byEmail,
+  COLUMN,
+  containsText,
+  firstBeyond,
+  inIdOrder,
+  keysOfRow,
+  LISTED_COLUMNS,
+  SEARCHED_COLUMNS,
+  sorted,
+  toListedUser,
+  type ListedRow,
+  type UserSelect,
+} from './list-sql.js';
 import { createTurnstile } from './search-turnstile.js';
 import { SEARCH_BUDGET_MS } from '../config-defaults.js';
 import type { Tables } from './tables.js';
@@ -119,9 +143,17 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         if (index.firstUsersFirst > 0) {
           // Text most users hold is found sooner among the first users than through an index that reads
           // every entry of each of its trigrams.
-          const first = db.selectFrom('users').select(['id', ...SEARCHED_COLUMNS]).orderBy('id').limit(index.firstUsersFirst);
+          const first = db
+            .selectFrom('users')
+            .select(['id', ...SEARCHED_COLUMNS])
+            .orderBy('id')
+            .limit(index.firstUsersFirst);
           const [held] = await searchStatement(filter, () =>
-            rows(sql<{ n: number | string }>`select count(*) as n from (select 1 from (${first}) as first where ${containsText(text)} limit ${SEARCH_COUNT_REACH + 1}) as held`.compile(db)),
+            rows(
+              sql<{
+                n: number | string;
+              }>`select count(*) as n from (select 1 from (${first}) as first where ${containsText(text)} limit ${SEARCH_COUNT_REACH + 1}) as held`.compile(db),
+            ),
           );
           if (Number(held!.n) > SEARCH_COUNT_REACH) return { few: false };
         }
@@ -168,7 +200,12 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
   /** Users of the filter's address, beyond `from` in the order (read backwards if asked); only the index's matches if given. */
   const candidates = (filter: UserFilter, order: UserOrder, from: OrderKeys | undefined, backwards: boolean, matching?: Matching) => {
     const query = byEmail(source(matching, order), filter);
-    if (from !== undefined) return sorted(query.where((eb) => beyond(eb, order, from, backwards)), order, backwards);
+    if (from !== undefined)
+      return sorted(
+        query.where((eb) => beyond(eb, order, from, backwards)),
+        order,
+        backwards,
+      );
     // From the start, a bound that holds for every row still leads SQLite to the first field's index: it then
     // sorts only the users that tie on that field, and stops at the limit. Without it, a sort by last and
     // first name sorted all 1,000,000 users for every page (97 ms; 0.05 ms with it).
@@ -181,7 +218,14 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
    * them, each statement sent only its own). A user deleted since the search began is missing from its
    * slice, and the list goes on after it.
    */
-  async function* idSlices(filter: UserFilter, order: UserOrder, ids: readonly number[], from: OrderKeys | undefined, backwards: boolean, batch: number): AsyncGenerator<Stretch> {
+  async function* idSlices(
+    filter: UserFilter,
+    order: UserOrder,
+    ids: readonly number[],
+    from: OrderKeys | undefined,
+    backwards: boolean,
+    batch: number,
+  ): AsyncGenerator<Stretch> {
     const byId = index!.keptMatches!.byId!;
     const descending = order[0]!.descending !== backwards;
     // Where the next slice starts in the ids (ascending): reading up, at the first id beyond `from`; reading
@@ -226,7 +270,8 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
    */
   async function* walk(filter: UserFilter, order: UserOrder, position: ListPosition | undefined, batch: number, budget?: Budget): AsyncGenerator<Stretch> {
     const backwards = position !== undefined && 'before' in position;
-    let from: OrderKeys | undefined = position === undefined ? undefined : 'after' in position ? position.after : position.before === 'end' ? undefined : position.before;
+    let from: OrderKeys | undefined =
+      position === undefined ? undefined : 'after' in position ? position.after : position.before === 'end' ? undefined : position.before;
     const search = filter.search;
     const matching = search === undefined ? undefined : await matchesOf(filter);
     if (matching?.ids !== undefined && inIdOrder(order)) {
@@ -239,7 +284,9 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         const statement = () => candidates(filter, order, from, backwards, matching).select(LISTED_COLUMNS).limit(batch);
         if (matching === undefined && !first) await nextTurn();
         const key = ['walk', filter.email, orderText(order), from, backwards, batch];
-        const users = (matching !== undefined ? await searchStatement(filter, () => rows(statement().compile())) : await guard(() => rowsOf(key, statement))).map(toListedUser);
+        const users = (
+          matching !== undefined ? await searchStatement(filter, () => rows(statement().compile())) : await guard(() => rowsOf(key, statement))
+        ).map(toListedUser);
         if (users.length < batch) {
           yield { users };
           return;
@@ -251,21 +298,31 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         // The users it examines, by the id and the folded copies alone, which the order's index holds
         // (migration 2026-11-25-03): only the users that match are read from the table, for what the list
         // shows. Reading every examined user from the table cost nine times as much.
-        const examined = candidates(filter, order, from, backwards).select(['id', ...SEARCHED_COLUMNS]).limit(SEARCH_SCAN_ROWS);
-        const inOrder = sql.join(order.map((key) => sql`${sql.ref(`examined.${COLUMN[key.field]}`)} ${sql.raw(key.descending !== backwards ? 'desc' : 'asc')}`));
+        const examined = candidates(filter, order, from, backwards)
+          .select(['id', ...SEARCHED_COLUMNS])
+          .limit(SEARCH_SCAN_ROWS);
+        const inOrder = sql.join(
+          order.map((key) => sql`${sql.ref(`examined.${COLUMN[key.field]}`)} ${sql.raw(key.descending !== backwards ? 'desc' : 'asc')}`),
+        );
         // The users it found, at most a batch (text most users hold filled a page of 12 from the first few of
         // 4,000 examined, and read all 4,000 from the table), and where the next statement starts: after the
         // last of them if the batch is full, else after the last user it examined; in one turn.
         const [found, last] = await examining(filter, budget, async () => {
-          const shown = await rows(sql<ListedRow>`
+          const shown = await rows(
+            sql<ListedRow>`
             select shown.id, shown.first_name, shown.last_name, shown.email from (${examined}) as examined cross join users as shown
-            where shown.id = examined.id and ${containsText(search, 'examined')} order by ${inOrder} limit ${batch}`.compile(db));
+            where shown.id = examined.id and ${containsText(search, 'examined')} order by ${inOrder} limit ${batch}`.compile(db),
+          );
           const users = shown.map(toListedUser);
           if (users.length === batch) return [users, keysOf(users[batch - 1]!, order)] as const;
           // Where the users examined end does not depend on the text: kept until the store changes, on a store
           // that keeps answers (new texts searched from the same position ask it once).
           const key = ['examined up to', filter.email, orderText(order), from, backwards];
-          const lastStatement = () => candidates(filter, order, from, backwards).select(['id', 'email_key', 'first_name_key', 'last_name_key']).offset(SEARCH_SCAN_ROWS - 1).limit(1);
+          const lastStatement = () =>
+            candidates(filter, order, from, backwards)
+              .select(['id', 'email_key', 'first_name_key', 'last_name_key'])
+              .offset(SEARCH_SCAN_ROWS - 1)
+              .limit(1);
           const [lastExamined] = await rowsOf(key, lastStatement);
           return [users, lastExamined && keysOfRow(lastExamined, order)] as const;
         });

@@ -105,7 +105,14 @@ export function createUserRepository(database: Database, options: ListOptions = 
   const total = () => db.selectFrom('user_count').select((eb) => eb.fn.sum<number | string>('n').as('n'));
   const selectTotal = compiledRead(total(), database);
   const countAll = async () => Number((await selectTotal())[0]!.n);
-  const selectPage = compiledRead(listed().select(() => total().as('total')).orderBy('id').limit(0).offset(0), database);
+  const selectPage = compiledRead(
+    listed()
+      .select(() => total().as('total'))
+      .orderBy('id')
+      .limit(0)
+      .offset(0),
+    database,
+  );
   /**
    * Sets the fields given, and bumps the version and updated_at only if one of them differs from the stored
    * value: a patch that changes nothing makes no new version, which would fail other clients' If-Match. SET
@@ -113,7 +120,13 @@ export function createUserRepository(database: Database, options: ListOptions = 
    */
   const patchUser = (into: Kysely<Tables>, changes: Partial<UserFields>, now: string, id: number) => {
     const given = FIELDS.filter((field) => changes[field] !== undefined);
-    const changed = given.length === 0 ? sql`1 = 0` : sql.join(given.map((field) => sql`${sql.ref(FIELD_COLUMNS[field])} <> ${changes[field]}`), sql` OR `);
+    const changed =
+      given.length === 0
+        ? sql`1 = 0`
+        : sql.join(
+            given.map((field) => sql`${sql.ref(FIELD_COLUMNS[field])} <> ${changes[field]}`),
+            sql` OR `,
+          );
     return into
       .updateTable('users')
       .set({
@@ -123,15 +136,34 @@ export function createUserRepository(database: Database, options: ListOptions = 
       })
       .where('id', '=', id);
   };
-  const insertReturning = compiledOnce(db.insertInto('users').values(newUserRow({ firstName: '', lastName: '', email: '' }, '')).returning(USER_COLUMNS));
+  const insertReturning = compiledOnce(
+    db
+      .insertInto('users')
+      .values(newUserRow({ firstName: '', lastName: '', email: '' }, ''))
+      .returning(USER_COLUMNS),
+  );
   /** The values of toColumns for every field, in its order. */
-  const columnValues = (fields: UserFields) => [fields.firstName, foldCase(fields.firstName), fields.lastName, foldCase(fields.lastName), fields.email, foldCase(fields.email)];
+  const columnValues = (fields: UserFields) => [
+    fields.firstName,
+    foldCase(fields.firstName),
+    fields.lastName,
+    foldCase(fields.lastName),
+    fields.email,
+    foldCase(fields.email),
+  ];
   async function insertUser(into: Kysely<Tables>, fields: UserFields, now: string): Promise<User> {
     const [row] = await insertReturning(into, ...columnValues(fields), now, now);
     return toUser(row!);
   }
-  const lists = createUserLists(db, guard, { ...options, searchIndex: database.searchIndex, searchConnections: database.searchConnections, readNow: database.readNow, readOnce: database.readOnce });
-  const count = async (filter: UserFilter = {}): Promise<Tally> => (unfiltered(filter) ? { total: await guard(countAll), exact: true } : lists.countMatching(filter));
+  const lists = createUserLists(db, guard, {
+    ...options,
+    searchIndex: database.searchIndex,
+    searchConnections: database.searchConnections,
+    readNow: database.readNow,
+    readOnce: database.readOnce,
+  });
+  const count = async (filter: UserFilter = {}): Promise<Tally> =>
+    unfiltered(filter) ? { total: await guard(countAll), exact: true } : lists.countMatching(filter);
 
   /**
    * The users of a first slice in id order and then of the slices after it: keyset slices on the primary key.
@@ -191,11 +223,15 @@ export function createUserRepository(database: Database, options: ListOptions = 
       const given = FIELDS.filter((field) => changes[field] !== undefined);
       const { compiled, values } = compiledChange(given, versions(condition).length);
       const value = (source: ChangeValue): unknown =>
-        source === 'now' ? now
-        : source === 'id' ? id
-        : 'version' in source ? versions(condition)[source.version]
-        : source.folded ? foldCase(changes[source.field]!)
-        : changes[source.field];
+        source === 'now'
+          ? now
+          : source === 'id'
+            ? id
+            : 'version' in source
+              ? versions(condition)[source.version]
+              : source.folded
+                ? foldCase(changes[source.field]!)
+                : changes[source.field];
       const [row] = (await trx.executeQuery<StoredUser>({ ...compiled, parameters: values.map(value) })).rows;
       return row ? { outcome: 'done' as const, value: toUser(row) } : whyUnchanged(trx, id);
     });

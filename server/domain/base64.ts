@@ -29,7 +29,8 @@ const decodeBase64 = (encoded: string): string => new TextDecoder().decode(base6
 const urlSafe = (base64: string) => base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
 /** Standard base64 (RFC 4648 §4) of the text's UTF-8 bytes, as in a Basic `Authorization` header. */
-export const toBase64 = (text: string): string => (nodeBuffer ? nodeBuffer.from(text, 'utf8').toString('base64') : bytesToBase64(new TextEncoder().encode(text)));
+export const toBase64 = (text: string): string =>
+  nodeBuffer ? nodeBuffer.from(text, 'utf8').toString('base64') : bytesToBase64(new TextEncoder().encode(text));
 
 /**
  * The text whose UTF-8 bytes a standard base64 string encodes; invalid UTF-8 becomes U+FFFD. Callers check

@@ -71,7 +71,12 @@ export interface UserRepository {
    * Claims a client's idempotency key (expired ones count as absent), forgetting that client's oldest keys
    * beyond `keysPerClient`; or returns the record that holds the key.
    */
-  claimKey(key: ClientKey, fingerprint: string, claim: KeyClaim, keysPerClient: number): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }>;
+  claimKey(
+    key: ClientKey,
+    fingerprint: string,
+    claim: KeyClaim,
+    keysPerClient: number,
+  ): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }>;
   /** Takes over a key whose holder stopped before finishing (its lock ran out); false if another was faster. */
   takeOverKey(key: ClientKey, expiredLock: string, claim: KeyClaim): Promise<boolean>;
   /**

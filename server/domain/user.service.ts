@@ -1,10 +1,4 @@
-import {
-  IdempotencyKeyInFlightError,
-  IdempotencyKeyReusedError,
-  InvalidParameterError,
-  PreconditionFailedError,
-  UserNotFoundError,
-} from './errors.js';
+import { IdempotencyKeyInFlightError, IdempotencyKeyReusedError, InvalidParameterError, PreconditionFailedError, UserNotFoundError } from './errors.js';
 import { nextTurn } from './next-turn.js';
 import type { ChangeResult, ClientKey, KeyClaim, UserRepository, VersionCondition } from './user-repository.js';
 import { byIdOnly, NUMBERED_PAGES_REACH, unfiltered, type ListPosition, type UserFilter, type UserOrder } from './user-query.js';
@@ -116,7 +110,12 @@ export function createUserService(repository: UserRepository, options: UserServi
       const at = clock();
       // Only the key's name goes to the repository: its writes may cross to another process as data.
       const key = { client: request.client, key: request.key };
-      const keyClaim = { owner: crypto.randomUUID(), now: at.toISOString(), lockedUntil: later(at, idempotencyLockMs), expiresAt: later(at, IDEMPOTENCY_KEY_TTL_MS) };
+      const keyClaim = {
+        owner: crypto.randomUUID(),
+        now: at.toISOString(),
+        lockedUntil: later(at, idempotencyLockMs),
+        expiresAt: later(at, IDEMPOTENCY_KEY_TTL_MS),
+      };
       const stored = await holdKey(key, request.fingerprint, keyClaim);
       if (stored != null) return { outcome: replay(stored, render), replayed: true };
       try {

@@ -71,4 +71,7 @@ export function besideOf(
  * The headers of a list's count: `X-Total-Count`, and `X-Total-Count-Relation`, `eq` when it is exact and
  * `gte` when the list holds at least that many (a search stops counting; see Tally).
  */
-export const totalHeaders = ({ total, exact }: Tally) => ({ 'X-Total-Count': String(total), 'X-Total-Count-Relation': exact ? ('eq' as const) : ('gte' as const) });
+export const totalHeaders = ({ total, exact }: Tally) => ({
+  'X-Total-Count': String(total),
+  'X-Total-Count-Relation': exact ? ('eq' as const) : ('gte' as const),
+});

@@ -7,15 +7,20 @@ import { besideOf, linkHeader, listLink, moreAfter, readListQuery, totalHeaders 
 import { createUserOnce } from './idempotent-create.js';
 import { etagOf, holdsCurrent, versionCondition } from './preconditions.js';
 import { timeBound } from '../domain/time-bound.js';
-import { fromDemoUserInput, fromDemoUserPatch, toDemoUser, toDemoUserCreated, toDemoUserPage, toDemoUserPatched, toDemoUserReplaced } from './shape-a.mapper.js';
+import {
+  fromDemoUserInput,
+  fromDemoUserPatch,
+  toDemoUser,
+  toDemoUserCreated,
+  toDemoUserPage,
+  toDemoUserPatched,
+  toDemoUserReplaced,
+} from './shape-a.mapper.js';
 
 /** Shape A's names of the fields a list sorts by. */
 const DEMO_SORT_FIELDS: Readonly<Record<string, SortField>> = { id: 'id', email: 'email', first_name: 'firstName', last_name: 'lastName' };
 
-type ShapeAHandlers = Pick<
-  UserRecordsHandlers,
-  'listDemoUsers' | 'getDemoUser' | 'createDemoUser' | 'replaceDemoUser' | 'patchDemoUser' | 'deleteDemoUser'
->;
+type ShapeAHandlers = Pick<UserRecordsHandlers, 'listDemoUsers' | 'getDemoUser' | 'createDemoUser' | 'replaceDemoUser' | 'patchDemoUser' | 'deleteDemoUser'>;
 
 /** Shape A, the "hosted demo" dialect, under `/api`. */
 export function createShapeAHandlers({ users, basePath }: HandlerDeps): ShapeAHandlers {
@@ -37,10 +42,27 @@ export function createShapeAHandlers({ users, basePath }: HandlerDeps): ShapeAHa
         const limit = 'before' in position && position.before === 'end' && exact ? onLastPage : perPage;
         const { users: found, more, stoppedAt } = await users.listFrom(filter, order, position, limit);
         precedes = 'before' in position && (more || stoppedAt !== undefined);
-        page = { users: found, more: moreAfter(position, more), ...(stoppedAt && { stoppedAt }), page: number, perPage, total, exact, ...(stoppedShort && { stoppedShort }), totalPages };
+        page = {
+          users: found,
+          more: moreAfter(position, more),
+          ...(stoppedAt && { stoppedAt }),
+          page: number,
+          perPage,
+          total,
+          exact,
+          ...(stoppedShort && { stoppedShort }),
+          totalPages,
+        };
       }
       const link = (to: number, at?: ListPosition) =>
-        listLink(`${basePath}/api/users`, { page: to, per_page: perPage, q: query.q, email: query.email, sort: query.sort, cursor: at && encodeCursor(order, at) });
+        listLink(`${basePath}/api/users`, {
+          page: to,
+          per_page: perPage,
+          q: query.q,
+          email: query.email,
+          sort: query.sort,
+          cursor: at && encodeCursor(order, at),
+        });
       // An empty page's previous: by number where numbers reach, else the last page, by its cursor.
       const towards = (to: number) => (to * perPage <= NUMBERED_PAGES_REACH ? link(to) : link(page.totalPages, { before: 'end' }));
       const { next, prev } = besideOf(order, position, page);
@@ -67,7 +89,10 @@ export function createShapeAHandlers({ users, basePath }: HandlerDeps): ShapeAHa
         // A count that is not exact stops short of the end, which reading backwards from it always reaches.
         ['last', page.totalPages <= 1 && page.exact ? link(1) : link(Math.max(page.totalPages, 1), { before: 'end' })],
       ])!;
-      return timeBound({ status: 200 as const, body: toDemoUserPage(page), headers: { ...totalHeaders(page), Link } }, page.stoppedAt !== undefined || page.stoppedShort === true);
+      return timeBound(
+        { status: 200 as const, body: toDemoUserPage(page), headers: { ...totalHeaders(page), Link } },
+        page.stoppedAt !== undefined || page.stoppedShort === true,
+      );
     },
     async getDemoUser({ path, header }) {
       const user = await users.get(path.id);

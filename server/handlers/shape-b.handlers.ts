@@ -30,7 +30,10 @@ export function createShapeBHandlers({ users, basePath }: HandlerDeps): ShapeBHa
       const tally = await users.count(filter);
       const { next } = besideOf(order, position, { ...found, more: moreAfter(position, found.more) });
       const Link = linkHeader([
-        ['next', next && listLink(`${basePath}/users`, { q: query.q, email: query.email, sort: query.sort, limit: query.limit, cursor: encodeCursor(order, next) })],
+        [
+          'next',
+          next && listLink(`${basePath}/users`, { q: query.q, email: query.email, sort: query.sort, limit: query.limit, cursor: encodeCursor(order, next) }),
+        ],
       ]);
       const reply = { status: 200 as const, body: found.users.map(toLocalUser), headers: { ...totalHeaders(tally), ...(Link ? { Link } : {}) } };
       return timeBound(reply, found.stoppedAt !== undefined || tally.stoppedShort === true);

@@ -10,7 +10,8 @@ const [command, file] = process.argv.slice(2);
 try {
   const { database } = loadStoreConfig(process.env);
   if (file === undefined || file === '') throw new BackupFailure(`name the backup file: npm run ${command} -- <file>`);
-  if (database.kind !== 'sqlite') throw new BackupFailure('DATABASE_URL names PostgreSQL: back it up with pg_dump -Fc and restore it with pg_restore (docs/deployment.md)');
+  if (database.kind !== 'sqlite')
+    throw new BackupFailure('DATABASE_URL names PostgreSQL: back it up with pg_dump -Fc and restore it with pg_restore (docs/deployment.md)');
   if (database.filename === ':memory:') throw new BackupFailure('DATABASE_URL names an in-memory store, which no other process can read');
   const summary = command === 'restore' ? await restoreSqlite(file, database.filename) : backupSqlite(database.filename, file);
   console.log(JSON.stringify({ [command === 'restore' ? 'restored' : 'backup']: file, store: database.filename, ...summary }));

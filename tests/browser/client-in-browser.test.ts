@@ -19,18 +19,29 @@ let pageOrigin: string;
 
 /** A page's script, bundled for the browser as a frontend's build would. */
 async function bundled(entry: string): Promise<string> {
-  const bundle = await build({ entryPoints: [fileURLToPath(new URL(entry, import.meta.url))], bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false });
+  const bundle = await build({
+    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+  });
   return bundle.outputFiles[0]!.text;
 }
 
-const pageHtml = (script: string) => `<!doctype html><html><head><meta charset="utf-8"><title>frontend</title></head><body><script type="module" src="${script}"></script></body></html>`;
+const pageHtml = (script: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>frontend</title></head><body><script type="module" src="${script}"></script></body></html>`;
 
 async function servePage(): Promise<void> {
   const files: Record<string, readonly [string, string]> = {
     '/app.js': ['text/javascript', await bundled('./app/main.ts')],
     '/msw-app.js': ['text/javascript', await bundled('./app/msw-main.ts')],
     // MSW's service worker script, as `npx msw init public/` copies it into an app.
-    '/mockServiceWorker.js': ['text/javascript', readFileSync(fileURLToPath(new URL('../../node_modules/msw/lib/mockServiceWorker.js', import.meta.url)), 'utf8')],
+    '/mockServiceWorker.js': [
+      'text/javascript',
+      readFileSync(fileURLToPath(new URL('../../node_modules/msw/lib/mockServiceWorker.js', import.meta.url)), 'utf8'),
+    ],
     '/msw.html': ['text/html', pageHtml('/msw-app.js')],
   };
   page = createServer((req, res) => {
@@ -60,7 +71,11 @@ describeInBrowser('the client package in Chromium', () => {
   });
 
   const runIn = (baseUrl: string, stateful: boolean) =>
-    tab.evaluate(([url, credentials, isStateful]) => window.runUserRecords(url, credentials, isStateful), [baseUrl, TEST_CREDENTIALS, stateful] as const) as Promise<BrowserRun>;
+    tab.evaluate(([url, credentials, isStateful]) => window.runUserRecords(url, credentials, isStateful), [
+      baseUrl,
+      TEST_CREDENTIALS,
+      stateful,
+    ] as const) as Promise<BrowserRun>;
 
   describe('against the real server on another origin', () => {
     let server: TestServer;
@@ -73,7 +88,12 @@ describeInBrowser('the client package in Chromium', () => {
       const { steps, origin } = await runIn(server.url, true);
       expect(origin).toBe(pageOrigin);
       expect(new URL(server.url).origin).not.toBe(pageOrigin);
-      expect(steps.createA).toMatchObject({ status: 201, location: expect.stringMatching(/^\/api\/users\/\d+$/), etag: '"1"', data: { name: 'Browser Person' } });
+      expect(steps.createA).toMatchObject({
+        status: 201,
+        location: expect.stringMatching(/^\/api\/users\/\d+$/),
+        etag: '"1"',
+        data: { name: 'Browser Person' },
+      });
       expect(steps.readA).toMatchObject({ status: 200, data: { data: { first_name: 'Browser', last_name: 'Person' } } });
       expect(steps.replaceA).toMatchObject({ status: 200, data: { name: 'Browser Renamed', email: 'renamed@example.com' } });
       expect(steps.deleteA).toEqual({ status: 204 });
@@ -92,7 +112,15 @@ describeInBrowser('the client package in Chromium', () => {
     test('a server that does not list the page origin is refused by the browser itself', async () => {
       const closed = await startTestServer();
       try {
-        const read = (url: string) => tab.evaluate((target) => fetch(`${target}/users/1`).then(() => 'read', () => 'blocked'), url);
+        const read = (url: string) =>
+          tab.evaluate(
+            (target) =>
+              fetch(`${target}/users/1`).then(
+                () => 'read',
+                () => 'blocked',
+              ),
+            url,
+          );
         expect(await read(server.url)).toBe('read');
         expect(await read(closed.url)).toBe('blocked');
       } finally {
@@ -134,7 +162,10 @@ describeInBrowser('the client package in Chromium', () => {
     afterAll(() => mocked?.close());
 
     test('the same page works with no server at all: the handlers keep state, as the service does', async () => {
-      const { steps } = (await mocked.evaluate(([url, credentials]) => window.runUserRecords(url, credentials, true), [`${pageOrigin}/mock`, TEST_CREDENTIALS] as const)) as BrowserRun;
+      const { steps } = (await mocked.evaluate(([url, credentials]) => window.runUserRecords(url, credentials, true), [
+        `${pageOrigin}/mock`,
+        TEST_CREDENTIALS,
+      ] as const)) as BrowserRun;
       expect(steps.createA).toMatchObject({ status: 201, location: '/mock/api/users/13', etag: '"1"', data: { id: 13, name: 'Browser Person' } });
       expect(steps.readA).toMatchObject({ status: 200, data: { data: { id: 13, first_name: 'Browser', last_name: 'Person' } } });
       expect(steps.replaceA).toMatchObject({ status: 200, data: { name: 'Browser Renamed', email: 'renamed@example.com' } });

@@ -53,7 +53,10 @@ describeInBrowser('/docs in Chromium', () => {
   });
 
   test('"Authorize" with Basic credentials opens the protected resource', async () => {
-    await page.getByRole('button', { name: /Authorize/ }).first().click();
+    await page
+      .getByRole('button', { name: /Authorize/ })
+      .first()
+      .click();
     const dialog = page.locator('.dialog-ux');
     await dialog.locator('#auth-basic-username').fill(TEST_CREDENTIALS.username);
     await dialog.locator('#auth-basic-password').fill(TEST_CREDENTIALS.password);

@@ -9,12 +9,22 @@ import { gzipSync } from 'node:zlib';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 async function bundle(entry: string) {
-  const result = await build({ entryPoints: [`${ROOT}/${entry}`], bundle: true, minify: true, format: 'esm', platform: 'browser', external: ['msw'], write: false, metafile: true, logLevel: 'error' });
+  const result = await build({
+    entryPoints: [`${ROOT}/${entry}`],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    external: ['msw'],
+    write: false,
+    metafile: true,
+    logLevel: 'error',
+  });
   const code = result.outputFiles[0]!.contents;
   return { gzip: gzipSync(code, { level: 9 }).length, inputs: Object.keys(result.metafile.inputs) };
 }
 
-test('the MSW handlers bundle to at most 30 kB gzip, without ajv or the contract\'s prose', async () => {
+test("the MSW handlers bundle to at most 30 kB gzip, without ajv or the contract's prose", async () => {
   const { gzip, inputs } = await bundle('client/src/msw.ts');
   console.log(`@user-records/client/msw: ${(gzip / 1000).toFixed(1)} kB gzip`);
   expect(gzip).toBeLessThanOrEqual(30_000);

@@ -49,7 +49,9 @@ test('error statuses come back as typed problems, not exceptions', async () => {
   expect(response.status).toBe(422);
   expect(error?.status).toBe(422);
   expect(error?.detail).toBe('The request body does not match the schema.');
-  expect(error?.errors).toEqual([{ path: '/email', message: 'must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses)' }]);
+  expect(error?.errors).toEqual([
+    { path: '/email', message: 'must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses)' },
+  ]);
 });
 
 test('a conditional GET with the ETag held is "not modified", no error; the ETag comes typed in headers', async () => {
@@ -75,7 +77,7 @@ test('answers are told apart by status: a 404 carries its problem, a list its co
   expect(typeof page.headers['X-Total-Count']).toBe('number');
 });
 
-test('a refused write says in seconds when to try again: retryAfter, on the outcome and on a helper\'s problem', () =>
+test("a refused write says in seconds when to try again: retryAfter, on the outcome and on a helper's problem", () =>
   withTestServer({ env: { RATE_LIMIT_WRITES_PER_MINUTE: '1' } }, async (server) => {
     const client = createUserRecordsClient({ baseUrl: server.url });
     const body = { firstName: 'Rate', lastName: 'Limited', email: 'rate@example.com' };
@@ -107,7 +109,9 @@ test('changeUser keeps the ETag: a change made in between is read again, never o
     expect(read.data).toEqual(changed.user);
     expect(read.status === 200 && read.headers.ETag).toBe(changed.etag);
     // The ETag it returns skips the next read; a stale one is read again.
-    const next = await changeUser(client, '/users/{id}', 3, (user) => ({ firstName: `${user.firstName}!` }), { known: { user: changed.user, etag: changed.etag } });
+    const next = await changeUser(client, '/users/{id}', 3, (user) => ({ firstName: `${user.firstName}!` }), {
+      known: { user: changed.user, etag: changed.etag },
+    });
     expect(next).toMatchObject({ attempts: 1, user: { firstName: `${changed.user.firstName}!` } });
     const stale = await changeUser(client, '/users/{id}', 3, (user) => ({ firstName: user.firstName }), { known: { user: changed.user, etag: changed.etag } });
     expect(stale.attempts).toBe(2);
@@ -161,7 +165,7 @@ test('network failures throw', async () => {
   await expect(client.GET('/users')).rejects.toThrow();
 });
 
-test('pages() follows Link next to the end, in either shape, and throws a list\'s problem', () =>
+test("pages() follows Link next to the end, in either shape, and throws a list's problem", () =>
   withTestServer({}, async (server) => {
     const client = createUserRecordsClient({ baseUrl: server.url });
     const sizes = async <P extends ListPath>(path: P, query: ListQuery<P>) => {
@@ -172,16 +176,31 @@ test('pages() follows Link next to the end, in either shape, and throws a list\'
       }
       return seen;
     };
-    expect(await sizes('/users', { limit: 5 })).toEqual([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12]]);
-    expect(await sizes('/api/users', { per_page: 5 })).toEqual([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12]]);
+    expect(await sizes('/users', { limit: 5 })).toEqual([
+      [1, 2, 3, 4, 5],
+      [6, 7, 8, 9, 10],
+      [11, 12],
+    ]);
+    expect(await sizes('/api/users', { per_page: 5 })).toEqual([
+      [1, 2, 3, 4, 5],
+      [6, 7, 8, 9, 10],
+      [11, 12],
+    ]);
     expect(await sizes('/users', {})).toEqual([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]]);
     const failing = pages(client, '/api/users', { per_page: 101 });
-    await expect(failing.next()).rejects.toMatchObject({ name: 'UserRecordsProblem', response: { status: 400 }, problem: { type: 'urn:user-records:problem:invalid-parameter' } });
+    await expect(failing.next()).rejects.toMatchObject({
+      name: 'UserRecordsProblem',
+      response: { status: 400 },
+      problem: { type: 'urn:user-records:problem:invalid-parameter' },
+    });
   }));
 
-test('the sort fields the client types name are those of each list\'s pattern in the contract', () => {
+test("the sort fields the client types name are those of each list's pattern in the contract", () => {
   const contract = loadContract();
-  for (const [path, operationId] of [['/api/users', 'listDemoUsers'], ['/users', 'listUsers']] as const) {
+  for (const [path, operationId] of [
+    ['/api/users', 'listDemoUsers'],
+    ['/users', 'listUsers'],
+  ] as const) {
     const sort = contract.operation(operationId).parameters.find((parameter) => parameter.name === 'sort')!;
     const fields = sortFields[path].join('|');
     expect(sort.schema.pattern).toBe(`^-?(${fields})(,-?(${fields}))*$`);

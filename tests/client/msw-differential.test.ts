@@ -20,7 +20,27 @@ afterAll(() => mocks.close());
 
 /** Names that fold, sort and compare in the ways the stores must agree on: case, accents, ß, and letters
  * beyond U+FFFF beside ones above the surrogates (code point order and UTF-16 order differ there). */
-const NAMES = ['ann', 'Ann', 'ANN', 'Änne', 'änne', 'Zoë', 'zoe', 'Straße', 'STRASSE', '𝒜lpha', 'alpha', 'ｚｅｎ', 'Émile', 'émile', 'bob', 'Bob', 'b', '', 'Ω'];
+const NAMES = [
+  'ann',
+  'Ann',
+  'ANN',
+  'Änne',
+  'änne',
+  'Zoë',
+  'zoe',
+  'Straße',
+  'STRASSE',
+  '𝒜lpha',
+  'alpha',
+  'ｚｅｎ',
+  'Émile',
+  'émile',
+  'bob',
+  'Bob',
+  'b',
+  '',
+  'Ω',
+];
 const LOCALS = ['ann', 'ANN', 'zoe', 'b.ob', 'x', 'alpha', 'émile'];
 const name = fc.constantFrom(...NAMES);
 const email = fc.constantFrom(...LOCALS).map((local) => `${local}@example.com`);
@@ -29,7 +49,11 @@ const search = fc.option(fc.constantFrom('an', 'AN', 'ä', 'ss', 'ß', 'e', 'exa
 const sortB = fc.option(fc.constantFrom('lastName', '-lastName', 'firstName,-id', 'email,-firstName', '-email', 'id', '-id'), { nil: undefined });
 const sortA = fc.option(fc.constantFrom('last_name', '-last_name', 'first_name,-id', 'email,-first_name', '-id'), { nil: undefined });
 const query = (entries: Record<string, string | number | undefined>) =>
-  new URLSearchParams(Object.entries(entries).filter((entry): entry is [string, string | number] => entry[1] !== undefined).map(([k, v]) => [k, String(v)])).toString();
+  new URLSearchParams(
+    Object.entries(entries)
+      .filter((entry): entry is [string, string | number] => entry[1] !== undefined)
+      .map(([k, v]) => [k, String(v)]),
+  ).toString();
 
 /** One request of a sequence; lists follow their `next` links, up to a few pages. */
 type Step = { method: string; path: string; body?: unknown; headers?: Record<string, string>; follow?: boolean };
@@ -37,10 +61,16 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ firstName: name, lastName: name, email }).map((body) => ({ method: 'POST', path: '/users', body })),
   fc.record({ name: fc.tuple(name, name).map(([a, b]) => `${a} ${b}`), email }).map((body) => ({ method: 'POST', path: '/api/users', body })),
   fc.tuple(id, fc.record({ firstName: name, email }, { requiredKeys: [] })).map(([i, body]) => ({ method: 'PATCH', path: `/users/${i}`, body })),
-  fc.tuple(id, fc.record({ name: name.filter((n) => n.trim() !== ''), email })).map(([i, body]) => ({ method: 'PUT', path: `/api/users/${i}`, body, headers: { 'If-Match': '"1"' } })),
+  fc
+    .tuple(id, fc.record({ name: name.filter((n) => n.trim() !== ''), email }))
+    .map(([i, body]) => ({ method: 'PUT', path: `/api/users/${i}`, body, headers: { 'If-Match': '"1"' } })),
   id.map((i) => ({ method: 'DELETE', path: `/users/${i}` })),
-  fc.record({ q: search, sort: sortB, limit: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }), email: fc.option(email, { nil: undefined }) }).map((q) => ({ method: 'GET', path: `/users?${query(q)}`, follow: true })),
-  fc.record({ q: search, sort: sortA, per_page: fc.integer({ min: 1, max: 7 }), page: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }) }).map((q) => ({ method: 'GET', path: `/api/users?${query(q)}`, follow: true })),
+  fc
+    .record({ q: search, sort: sortB, limit: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }), email: fc.option(email, { nil: undefined }) })
+    .map((q) => ({ method: 'GET', path: `/users?${query(q)}`, follow: true })),
+  fc
+    .record({ q: search, sort: sortA, per_page: fc.integer({ min: 1, max: 7 }), page: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }) })
+    .map((q) => ({ method: 'GET', path: `/api/users?${query(q)}`, follow: true })),
   id.map((i) => ({ method: 'GET', path: `/api/users/${i}` })),
 );
 
@@ -59,7 +89,11 @@ async function run(baseUrl: string, steps: readonly Step[]) {
   for (const { method, path, body, headers, follow } of steps) {
     let target: string | undefined = path;
     for (let page = 0; target !== undefined && page < 4; page++) {
-      const response = await fetch(`${baseUrl}${target}`, { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const response = await fetch(`${baseUrl}${target}`, {
+        method,
+        headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const answer = await seen(response);
       answers.push({ request: `${method} ${target}`, ...answer });
       target = follow ? /<([^>]*)>; rel="next"/.exec(answer.headers.link ?? '')?.[1] : undefined;
@@ -80,11 +114,30 @@ test('random sequences get the same answers from the MSW handlers and from the s
 }, 120_000);
 
 test.each([
-  ['code point order, where UTF-16 order differs', [['𝒜lpha', 'A'], ['ｚｅｎ', 'Z']], 'firstName'],
-  ['case folding, in names and addresses', [['ÉMILE', 'Émile'], ['émile', 'emile'], ['STRASSE', 'Straße']], '-lastName,firstName'],
+  [
+    'code point order, where UTF-16 order differs',
+    [
+      ['𝒜lpha', 'A'],
+      ['ｚｅｎ', 'Z'],
+    ],
+    'firstName',
+  ],
+  [
+    'case folding, in names and addresses',
+    [
+      ['ÉMILE', 'Émile'],
+      ['émile', 'emile'],
+      ['STRASSE', 'Straße'],
+    ],
+    '-lastName,firstName',
+  ],
 ])('the same order as the service: %s', async (_case, people, sort) => {
   const steps: Step[] = [
-    ...people.map(([firstName, lastName]) => ({ method: 'POST', path: '/users', body: { firstName, lastName, email: `${lastName!.toLowerCase()}@example.com` } })),
+    ...people.map(([firstName, lastName]) => ({
+      method: 'POST',
+      path: '/users',
+      body: { firstName, lastName, email: `${lastName!.toLowerCase()}@example.com` },
+    })),
     { method: 'GET', path: `/users?sort=${sort}&limit=4`, follow: true },
     { method: 'GET', path: `/users?q=${encodeURIComponent(people[0]![0]!.toLowerCase())}` },
   ];

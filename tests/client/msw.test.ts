@@ -31,19 +31,22 @@ const served = collectExamples().filter((example) => {
   return !operation.tags.includes('operations');
 });
 
-test('the handlers serve some examples of each tag but the operators\'', () => {
+test("the handlers serve some examples of each tag but the operators'", () => {
   expect(served.length).toBeGreaterThan(50);
 });
 
 // The MSW handlers answer as a sandbox does: a reset's examples on a server that is not one (404) are not theirs.
-test.each(served.filter((example) => example.where !== 'POST /__sandbox/reset' || inSandbox(example)).map((example) => [exampleLabel(example), example] as const))('%s is what the MSW handlers answer', async (_label, example) => {
+test.each(
+  served.filter((example) => example.where !== 'POST /__sandbox/reset' || inSandbox(example)).map((example) => [exampleLabel(example), example] as const),
+)('%s is what the MSW handlers answer', async (_label, example) => {
   let response!: Response;
   for (const request of requestsOf(example)) response = await fetch(exampleRequest(baseUrl, request));
   expect(String(response.status)).toBe(example.status);
   expect(response.headers.get('content-type')?.split(';')[0]).toBe(example.mediaType);
   if (example.mediaType === 'text/plain') return expect(await response.text()).toBe(example.value);
   const body = await response.json();
-  for (const stamp of ['createdAt', 'updatedAt']) if (typeof body[stamp] === 'string' && !Number.isNaN(Date.parse(body[stamp]))) body[stamp] = (example.value as Record<string, unknown>)[stamp];
+  for (const stamp of ['createdAt', 'updatedAt'])
+    if (typeof body[stamp] === 'string' && !Number.isNaN(Date.parse(body[stamp]))) body[stamp] = (example.value as Record<string, unknown>)[stamp];
   expect(body).toEqual(example.value);
 });
 
@@ -94,7 +97,7 @@ test('users: the store starts with them instead of the demo users, and reset() r
   mocks.resetHandlers();
 });
 
-test('users that break the contract throw, naming each wrong user and field, as the server\'s USERS_FILE does', () => {
+test("users that break the contract throw, naming each wrong user and field, as the server's USERS_FILE does", () => {
   expect(() => createMockHandlers({ baseUrl, users: [{ firstName: 'Grace', lastName: 'Hopper', email: 'grace' }, { name: 'Alan Turing' }] })).toThrow(
     /^createMockHandlers: users does not match the contract's UserInput: user 1: \/email must be an e-mail address .*; user 2: \/firstName is required; user 2: \/lastName is required; user 2: \/email is required; user 2: \/name is not allowed\.$/,
   );
@@ -103,7 +106,11 @@ test('users that break the contract throw, naming each wrong user and field, as 
 test('a base URL with a path serves the operations under it, with links and Location under it too', async () => {
   const mounted = createMockHandlers({ baseUrl: 'http://app.test/mock/v1' });
   mocks.use(...mounted);
-  const created = await fetch('http://app.test/mock/v1/users', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"firstName":"A","lastName":"B","email":"a@example.com"}' });
+  const created = await fetch('http://app.test/mock/v1/users', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"firstName":"A","lastName":"B","email":"a@example.com"}',
+  });
   expect(created.headers.get('location')).toBe('/mock/v1/users/13');
   const page = await fetch('http://app.test/mock/v1/users?limit=5');
   expect(page.headers.get('link')).toMatch(/^<\/mock\/v1\/users\?limit=5&cursor=/);

@@ -114,10 +114,15 @@ export const wrongMethod = client.POST('/users/{id}', { params: { path: { id: 1 
     (error: { stdout: string }) => error.stdout,
   );
   expect(failed).toContain(`Argument of type '"/nope"' is not assignable to parameter of type '"/nope is not a GET path of the User Records Service"'.`);
-  expect(failed).toContain(`Argument of type '"/users/{id}"' is not assignable to parameter of type '"/users/{id} is not a POST path of the User Records Service"'.`);
+  expect(failed).toContain(
+    `Argument of type '"/users/{id}"' is not assignable to parameter of type '"/users/{id} is not a POST path of the User Records Service"'.`,
+  );
 });
 
-test.each([['2', () => scratch], ['3', () => scratchOnMsw3]])('its MSW entry answers as the service, in a project that installed msw %s', async (major, project) => {
+test.each([
+  ['2', () => scratch],
+  ['3', () => scratchOnMsw3],
+])('its MSW entry answers as the service, in a project that installed msw %s', async (major, project) => {
   const dir = project();
   expect(JSON.parse(readFileSync(join(dir, 'node_modules/msw/package.json'), 'utf8')).version).toMatch(new RegExp(`^${major}\\.`));
   writeFileSync(

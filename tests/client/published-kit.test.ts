@@ -54,7 +54,7 @@ function docsBlock(first: string): string {
   return block;
 }
 
-test('a Vite app\'s Vitest suite runs on the handlers, set up as docs/frontend.md says; its code and the docs\' example type-check', async () => {
+test("a Vite app's Vitest suite runs on the handlers, set up as docs/frontend.md says; its code and the docs' example type-check", async () => {
   await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', msw, VITEST], { cwd: app });
   // The setup file of docs/frontend.md, word for word, with Vitest's globals.
   writeFileSync(join(app, 'setup.ts'), docsBlock("import { setupServer } from 'msw/node';"));
@@ -110,17 +110,32 @@ test('a sandbox client sends the sandbox\\'s controls: Prefer answers the contra
   writeFileSync(join(app, 'sandbox-example.ts'), `${docsBlock("import { createSandboxClient } from '@user-records/client';")}export {};\n`);
   writeFileSync(
     join(app, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: ['vitest/globals'] }, files: ['setup.ts', 'users.test.ts', 'docs-example.ts', 'sandbox-example.ts'] }),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'es2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: ['vitest/globals'],
+      },
+      files: ['setup.ts', 'users.test.ts', 'docs-example.ts', 'sandbox-example.ts'],
+    }),
   );
-  await expect(run(join(ROOT, 'node_modules/.bin/tsc'), ['-p', app], { cwd: app }).catch((failed: { stdout: string }) => Promise.reject(new Error(failed.stdout)))).resolves.toBeDefined();
-  await run(join(app, 'node_modules/.bin/vitest'), ['run', '--reporter=json', '--outputFile=vitest.json'], { cwd: app }).catch((failed: { stdout: string; stderr: string }) => {
-    throw new Error(`vitest failed:\n${failed.stdout}\n${failed.stderr}`);
-  });
+  await expect(
+    run(join(ROOT, 'node_modules/.bin/tsc'), ['-p', app], { cwd: app }).catch((failed: { stdout: string }) => Promise.reject(new Error(failed.stdout))),
+  ).resolves.toBeDefined();
+  await run(join(app, 'node_modules/.bin/vitest'), ['run', '--reporter=json', '--outputFile=vitest.json'], { cwd: app }).catch(
+    (failed: { stdout: string; stderr: string }) => {
+      throw new Error(`vitest failed:\n${failed.stdout}\n${failed.stderr}`);
+    },
+  );
   const report = JSON.parse(readFileSync(join(app, 'vitest.json'), 'utf8')) as { numPassedTests: number; numFailedTests: number };
   expect([report.numPassedTests, report.numFailedTests]).toEqual([5, 0]);
 }, 180_000);
 
-test('the browser setup of docs/frontend.md builds with Vite: the handlers and the client in the app\'s bundle', async () => {
+test("the browser setup of docs/frontend.md builds with Vite: the handlers and the client in the app's bundle", async () => {
   writeFileSync(join(app, 'index.html'), '<!doctype html><script type="module" src="/main.ts"></script>\n');
   writeFileSync(
     join(app, 'main.ts'),
@@ -150,7 +165,15 @@ test('the installed package runs the sandbox: npx user-records-sandbox, no clone
       child.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}:\n${printed}`)));
     });
     expect(await (await fetch(`${url}/users/2`)).json()).toMatchObject({ id: 2, firstName: 'Tobias' });
-    expect((await fetch(`${url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ firstName: 'N', lastName: 'Px', email: 'npx@example.com' }) })).status).toBe(201);
+    expect(
+      (
+        await fetch(`${url}/users`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ firstName: 'N', lastName: 'Px', email: 'npx@example.com' }),
+        })
+      ).status,
+    ).toBe(201);
     const reset = await fetch(`${url}/__sandbox/reset`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
     expect(reset.status).toBe(204);
     expect(await (await fetch(`${url}/users`)).json()).toHaveLength(12);

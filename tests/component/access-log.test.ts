@@ -30,7 +30,10 @@ async function logsOf(level: string, work: (server: TestServer) => Promise<void>
   const file = join(scratch, name);
   await withTestServer({ env: { LOG_LEVEL: level }, logTo: destination({ dest: file, sync: true }) }, work);
   // Every line must be JSON on its own: a reader that splits on newlines sees whole entries only.
-  return readFileSync(file, 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as LogLine);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as LogLine);
 }
 
 const requests = (lines: LogLine[]) => lines.filter((line) => line.msg === 'request');
@@ -51,7 +54,11 @@ test('each answered request gets one line with its id, route, outcome and durati
   const ids: string[] = [];
   const before = Date.now();
   const lines = await logsOf('info', async (server) => {
-    for (const [path, headers] of [['/users/1', { 'x-request-id': 'trace-7' }], ['/api/users/999999', {}], ['/nowhere', {}]] as const) {
+    for (const [path, headers] of [
+      ['/users/1', { 'x-request-id': 'trace-7' }],
+      ['/api/users/999999', {}],
+      ['/nowhere', {}],
+    ] as const) {
       const res = await fetch(`${server.url}${path}`, { headers });
       await res.arrayBuffer();
       ids.push(res.headers.get('x-request-id')!);
@@ -88,30 +95,37 @@ test('health probes are logged at debug only, and nothing is logged per request 
   const atInfo = await logsOf('info', probe);
   expect(requests(atInfo).map((line) => line.operationId)).toEqual(['getUser']);
   const atDebug = await logsOf('debug', probe);
-  expect(requests(atDebug).map((line) => [line.operationId, line.level])).toEqual([['getHealth', 20], ['getUser', 30]]);
+  expect(requests(atDebug).map((line) => [line.operationId, line.level])).toEqual([
+    ['getHealth', 20],
+    ['getUser', 30],
+  ]);
   expect(requests(await logsOf('warn', probe))).toEqual([]);
 });
 
 test('a client that hangs up in the middle of a streamed list is logged at info, not as a server failure', async () => {
-  const lines = await logsOf('info', async (server) => {
-    // Megabytes of list: more than the socket buffers hold while the client reads nothing more.
-    await sql`
+  const lines = await logsOf(
+    'info',
+    async (server) => {
+      // Megabytes of list: more than the socket buffers hold while the client reads nothing more.
+      await sql`
       with recursive n(i) as (select 1 union all select i + 1 from n where i < 200000)
       insert into users (first_name, last_name, email, created_at, updated_at)
       select 'First' || i, 'Last' || i, 'user' || i || '@example.com', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' from n
     `.execute(server.database.db);
-    const socket = connect(server.port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write('GET /users HTTP/1.1\r\nHost: x\r\nX-Request-Id: hang-up-1\r\n\r\n');
-    await new Promise((resolve) => socket.once('data', resolve));
-    socket.pause();
-    socket.resetAndDestroy();
-    const logged = Date.now() + 5000;
-    while (!readFileSync(join(scratch, 'current.log'), 'utf8').includes('client closed') && Date.now() < logged) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }, 'current.log');
+      const socket = connect(server.port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write('GET /users HTTP/1.1\r\nHost: x\r\nX-Request-Id: hang-up-1\r\n\r\n');
+      await new Promise((resolve) => socket.once('data', resolve));
+      socket.pause();
+      socket.resetAndDestroy();
+      const logged = Date.now() + 5000;
+      while (!readFileSync(join(scratch, 'current.log'), 'utf8').includes('client closed') && Date.now() < logged) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    'current.log',
+  );
   expect(lines.filter((line) => line.level >= 50)).toEqual([]);
   const hangUps = lines.filter((line) => line.msg === 'client closed the connection before the response was complete');
   expect(hangUps).toEqual([expect.objectContaining({ level: 30, requestId: 'hang-up-1', path: '/users' })]);

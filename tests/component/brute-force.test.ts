@@ -112,7 +112,9 @@ test('a lockout is logged once (without the user name) and counted; refusals and
       expect(metrics).toMatch(/^auth_failures_total 3$/m);
       expect(metrics).toMatch(/^rate_limited_total\{limit="credentials"\} 3$/m);
     });
-    const warnings = readFileSync(file, 'utf8').split('\n').filter((line) => line.includes('reached the limit'));
+    const warnings = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('reached the limit'));
     expect(warnings).toHaveLength(1);
     expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, client: '127.0.0.7' });
     expect(warnings[0]).not.toContain('someone-secret');

@@ -55,8 +55,17 @@ test('a success forgives that client its failures, whatever user names they were
     expect([await from('127.0.0.9', guess(3)), await from('127.0.0.9', guess(4)), await from('127.0.0.9', right)]).toEqual([401, 401, 200]);
     // Failures with another user name are forgiven too: the service has one credential, and a client that
     // holds it gains nothing by guessing. A budget of 3 is whole again after the success.
-    expect([await from('127.0.0.9', basicHeader('mallory', 'a')), await from('127.0.0.9', basicHeader('mallory', 'b')), await from('127.0.0.9', right)]).toEqual([401, 401, 200]);
-    expect([await from('127.0.0.9', guess(5)), await from('127.0.0.9', guess(6)), await from('127.0.0.9', guess(7)), await from('127.0.0.9', guess(8))]).toEqual([401, 401, 401, 429]);
+    expect([
+      await from('127.0.0.9', basicHeader('mallory', 'a')),
+      await from('127.0.0.9', basicHeader('mallory', 'b')),
+      await from('127.0.0.9', right),
+    ]).toEqual([401, 401, 200]);
+    expect([
+      await from('127.0.0.9', guess(5)),
+      await from('127.0.0.9', guess(6)),
+      await from('127.0.0.9', guess(7)),
+      await from('127.0.0.9', guess(8)),
+    ]).toEqual([401, 401, 401, 429]);
     // Another client's failures are its own: a success from 127.0.0.9 forgave none of them.
     expect([await from('127.0.0.10', guess(9)), await from('127.0.0.10', guess(10))]).toEqual([401, 401]);
     expect(await from('127.0.0.11', right)).toBe(200);

@@ -66,12 +66,15 @@ test.each(answers.map((example) => [exampleLabel(example), example] as const))('
 });
 
 const conditioned = answers.filter((example) => example.condition !== undefined);
-test.each(conditioned.map((example) => [exampleLabel(example), example] as const))('%s has the type, title and status the service gives its condition', (_label, example) => {
-  const value = example.value as { detail: string; instance?: string };
-  const { status, body } = problemDocument(new HttpProblem(CONDITIONS[example.condition!]!, value.detail), value.instance);
-  expect(String(status)).toBe(example.status);
-  expect(JSON.parse(body)).toEqual(example.value);
-});
+test.each(conditioned.map((example) => [exampleLabel(example), example] as const))(
+  '%s has the type, title and status the service gives its condition',
+  (_label, example) => {
+    const value = example.value as { detail: string; instance?: string };
+    const { status, body } = problemDocument(new HttpProblem(CONDITIONS[example.condition!]!, value.detail), value.instance);
+    expect(String(status)).toBe(example.status);
+    expect(JSON.parse(body)).toEqual(example.value);
+  },
+);
 
 /** A sample value of the metrics text, which differs from run to run. */
 const withoutSampleValue = (line: string) => line.replace(/ [0-9.e+-]+$/, ' <value>');
@@ -95,7 +98,8 @@ test.each(reproducible.map((example) => [exampleLabel(example), example] as cons
     }
     const body = await response.json();
     // Timestamps are the moment of the request; the example shows one moment.
-    for (const stamp of ['createdAt', 'updatedAt']) if (typeof body[stamp] === 'string' && !Number.isNaN(Date.parse(body[stamp]))) body[stamp] = (example.value as Record<string, unknown>)[stamp];
+    for (const stamp of ['createdAt', 'updatedAt'])
+      if (typeof body[stamp] === 'string' && !Number.isNaN(Date.parse(body[stamp]))) body[stamp] = (example.value as Record<string, unknown>)[stamp];
     expect(body).toEqual(example.value);
   } finally {
     await server.cleanup();
@@ -127,20 +131,38 @@ function offeredRequests(baseUrl: string): OfferedRequest[] {
       if (method === 'parameters') continue;
       // Operators' operations are not the API a client calls.
       if (production.operation(raw.operationId).tags.includes('operations')) continue;
-      const parameters = [...((item.parameters ?? []) as unknown[]), ...((raw.parameters ?? []) as unknown[])].map((p) => production.resolve<Record<string, any>>(p));
+      const parameters = [...((item.parameters ?? []) as unknown[]), ...((raw.parameters ?? []) as unknown[])].map((p) =>
+        production.resolve<Record<string, any>>(p),
+      );
       const required = parameters.filter((p) => p.required);
       const target = path.replace(/\{(\w+)\}/g, (_all, name: string) => String(required.find((p) => p.name === name)!.example));
       const body = raw.requestBody ? production.resolve<Record<string, any>>(raw.requestBody).content : undefined;
       const bodies: [string, string, unknown][] = body
-        ? Object.entries(body as Record<string, any>).flatMap(([type, media]) => Object.entries((media.examples ?? {}) as Record<string, any>).map(([name, example]) => [`${type} ${name}`, type, production.resolve<{ value: unknown }>(example).value] as [string, string, unknown]))
+        ? Object.entries(body as Record<string, any>).flatMap(([type, media]) =>
+            Object.entries((media.examples ?? {}) as Record<string, any>).map(
+              ([name, example]) => [`${type} ${name}`, type, production.resolve<{ value: unknown }>(example).value] as [string, string, unknown],
+            ),
+          )
         : [['no body', '', undefined]];
-      const credentials: Record<string, string> = raw.security?.length ? { authorization: `Basic ${Buffer.from(`admin:${TEST_CREDENTIALS.password}`).toString('base64')}` } : {};
-      const make = (label: string, query: Record<string, string>, headers: Record<string, string>, [bodyLabel, type, value]: [string, string, unknown], expected: readonly number[]) => {
+      const credentials: Record<string, string> = raw.security?.length
+        ? { authorization: `Basic ${Buffer.from(`admin:${TEST_CREDENTIALS.password}`).toString('base64')}` }
+        : {};
+      const make = (
+        label: string,
+        query: Record<string, string>,
+        headers: Record<string, string>,
+        [bodyLabel, type, value]: [string, string, unknown],
+        expected: readonly number[],
+      ) => {
         const url = new URL(`${baseUrl}${target}`);
         for (const [name, text] of Object.entries(query)) url.searchParams.set(name, text);
         offered.push({
           label: `${method.toUpperCase()} ${path} ${bodyLabel}${label}`,
-          request: new Request(url, { method: method.toUpperCase(), headers: { ...credentials, ...headers, ...(type ? { 'content-type': type } : {}) }, body: value === undefined ? undefined : JSON.stringify(value) }),
+          request: new Request(url, {
+            method: method.toUpperCase(),
+            headers: { ...credentials, ...headers, ...(type ? { 'content-type': type } : {}) },
+            body: value === undefined ? undefined : JSON.stringify(value),
+          }),
           expected,
         });
       };
@@ -151,7 +173,13 @@ function offeredRequests(baseUrl: string): OfferedRequest[] {
         const label = `, ${parameter.name}: ${text}`;
         // A conditional GET with a fresh user's ETag is answered "not modified": what the example is for.
         const expected = parameter.name === 'If-None-Match' ? [304] : [200, 201, 204];
-        make(label, parameter.in === 'query' ? { [parameter.name]: text } : {}, parameter.in === 'header' ? { [parameter.name]: text } : {}, bodies[0]!, expected);
+        make(
+          label,
+          parameter.in === 'query' ? { [parameter.name]: text } : {},
+          parameter.in === 'header' ? { [parameter.name]: text } : {},
+          bodies[0]!,
+          expected,
+        );
       }
     }
   }

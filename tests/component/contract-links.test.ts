@@ -26,22 +26,37 @@ const links = Object.entries(contract.document.paths as Record<string, Record<st
 );
 
 test('both creates link to reading, replacing, changing and deleting what they created', () => {
-  expect(links.map(([label]) => label.split(' → ')[1]).sort()).toEqual(
-    ['deleteDemoUser', 'deleteUser', 'getDemoUser', 'getUser', 'patchDemoUser', 'patchUser', 'replaceDemoUser', 'replaceUser'],
-  );
+  expect(links.map(([label]) => label.split(' → ')[1]).sort()).toEqual([
+    'deleteDemoUser',
+    'deleteUser',
+    'getDemoUser',
+    'getUser',
+    'patchDemoUser',
+    'patchUser',
+    'replaceDemoUser',
+    'replaceUser',
+  ]);
 });
 
 /** A runtime expression (OpenAPI 3.0 §4.7.21.4) of the ones the contract uses, on a real answer. */
 function evaluate(expression: string, response: Response, body: unknown): string {
   const pointer = /^\$response\.body#(\/.*)$/.exec(expression)?.[1];
-  if (pointer !== undefined) return String(pointer.split('/').slice(1).reduce<any>((node, key) => node?.[key], body));
+  if (pointer !== undefined)
+    return String(
+      pointer
+        .split('/')
+        .slice(1)
+        .reduce<any>((node, key) => node?.[key], body),
+    );
   const header = /^\$response\.header\.(.+)$/.exec(expression)?.[1];
   if (header !== undefined) return response.headers.get(header) ?? '';
   throw new Error(`an expression this test does not read: ${expression}`);
 }
 
 test.each(links)('%s works from a real answer', async (_label, { method, path, status, link }) => {
-  const example = collectExamples().find((candidate) => candidate.where === `${method.toUpperCase()} ${path}` && candidate.status === status && candidate.request);
+  const example = collectExamples().find(
+    (candidate) => candidate.where === `${method.toUpperCase()} ${path}` && candidate.status === status && candidate.request,
+  );
   const created = await fetch(exampleRequest(sut.server.url, example!.request as Parameters<typeof exampleRequest>[1]));
   expect(String(created.status)).toBe(status);
   const body = await created.json();

@@ -71,7 +71,11 @@ async function loginBound(url: string): Promise<number> {
  * The real user's logins (`count`, `pauseMs` apart, from its own address) while `attack` runs, once the attack
  * has had `headStartMs` to fill the queue: each one's status, time and tries, and the statuses the attack saw.
  */
-async function loginsDuring(url: string, attack: (stop: Promise<void>) => Promise<Map<number, number>>, { count = 8, headStartMs = 300, tries = 1, pauseMs = 0 } = {}) {
+async function loginsDuring(
+  url: string,
+  attack: (stop: Promise<void>) => Promise<Map<number, number>>,
+  { count = 8, headStartMs = 300, tries = 1, pauseMs = 0 } = {},
+) {
   let finish!: () => void;
   const stop = new Promise<void>((resolve) => (finish = resolve));
   const attacked = attack(stop);
@@ -82,7 +86,12 @@ async function loginsDuring(url: string, attack: (stop: Promise<void>) => Promis
     logins.push(await login(url, tries));
   }
   finish();
-  return { statuses: logins.map((login) => login.status), ms: logins.map((login) => Math.round(login.ms)), tries: logins.map((login) => login.tries), seen: await attacked };
+  return {
+    statuses: logins.map((login) => login.status),
+    ms: logins.map((login) => Math.round(login.ms)),
+    tries: logins.map((login) => login.tries),
+    seen: await attacked,
+  };
 }
 
 test('requests without credentials never cost a hash: a flood of them does not slow the real login', () =>
@@ -135,22 +144,26 @@ async function floodFrom(url: string, addresses: readonly string[], stop: Promis
 test.each([
   ['200 addresses of one /24 block', Array.from({ length: 200 }, (_, i) => `127.0.9.${i + 1}`), { count: 5, tries: 5, pauseMs: 1000 }],
   ['200 addresses, each in a /24 block of its own', Array.from({ length: 200 }, (_, i) => `127.${10 + i}.0.1`), { count: 1, tries: 20 }],
-])('a guessing flood from %s does not lock out the real user', async (_, attackers, logins) => {
-  // The server runs as a process of its own, so that the attackers' loops here do not share its event loop.
-  const store = await createTestStore('sqlite');
-  const server = await startServerProcess(store, { BASIC_AUTH_PASSWORD_HASH: hash, AUTH_MAX_FAILURES: '100000', LOG_LEVEL: 'info' });
-  try {
-    const url = `${server.url}/protected-resource`;
-    // A second's head start: every attacker is refused or queued at once, so the queue is full by then.
-    const { statuses, ms, tries, seen } = await loginsDuring(url, (stop) => floodFrom(url, attackers, stop), { headStartMs: 1000, ...logins });
-    expect(seen.get(503)).toBeGreaterThan(0); // the queue was full: the flood did what it did before
-    // The tries and times show in a failure's diff: how far from its fair share the real user was.
-    expect({ statuses, tries, ms }).toEqual({ statuses: statuses.map(() => 200), tries, ms });
-  } finally {
-    await server.stop();
-    await store.drop();
-  }
-}, 120_000);
+])(
+  'a guessing flood from %s does not lock out the real user',
+  async (_, attackers, logins) => {
+    // The server runs as a process of its own, so that the attackers' loops here do not share its event loop.
+    const store = await createTestStore('sqlite');
+    const server = await startServerProcess(store, { BASIC_AUTH_PASSWORD_HASH: hash, AUTH_MAX_FAILURES: '100000', LOG_LEVEL: 'info' });
+    try {
+      const url = `${server.url}/protected-resource`;
+      // A second's head start: every attacker is refused or queued at once, so the queue is full by then.
+      const { statuses, ms, tries, seen } = await loginsDuring(url, (stop) => floodFrom(url, attackers, stop), { headStartMs: 1000, ...logins });
+      expect(seen.get(503)).toBeGreaterThan(0); // the queue was full: the flood did what it did before
+      // The tries and times show in a failure's diff: how far from its fair share the real user was.
+      expect({ statuses, tries, ms }).toEqual({ statuses: statuses.map(() => 200), tries, ms });
+    } finally {
+      await server.stop();
+      await store.drop();
+    }
+  },
+  120_000,
+);
 
 test('beyond the queue of hash checks, a clear 503 with Retry-After at once, not a growing wait; counted, not logged as a failure', async () => {
   const logFile = join(mkdtempSync(join(tmpdir(), 'credential-flood-')), 'server.log');
@@ -168,7 +181,9 @@ test('beyond the queue of hash checks, a clear 503 with Retry-After at once, not
     expect(metrics).toMatch(/^rate_limited_total\{limit="hash_queue_full"\} [1-9]/m);
   });
   // A refusal made on purpose is no server failure: no error line, no stack (the metric above counts it).
-  const errors = readFileSync(logFile, 'utf8').split('\n').filter((line) => line.includes('"level":50'));
+  const errors = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('"level":50'));
   expect(errors).toEqual([]);
 });
 

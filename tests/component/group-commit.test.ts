@@ -93,4 +93,3 @@ test(`more than ${MAX_UNITS_PER_COMMIT} writes at once take more than one commit
   expect(seenByOthers.slice(0, MAX_UNITS_PER_COMMIT)).toEqual(Array(MAX_UNITS_PER_COMMIT).fill(0));
   expect(seenByOthers.slice(MAX_UNITS_PER_COMMIT)).toEqual(Array(10).fill(MAX_UNITS_PER_COMMIT));
 });
-

@@ -227,24 +227,27 @@ describeEachDialect((dialect) => {
       ['a lone high half', 'Ada\\ud800', 'Ada\uFFFD', 'Ada\\ud83d\\ude00'],
       ['a lone low half', '\\udc00Ada', '\uFFFDAda', '\\ud83d\\ude00Ada'],
       ['a high half at the end', 'Ada\\udbff', 'Ada\uFFFD', 'Ada \\ud83d\\ude00'],
-    ])('a string with %s of a surrogate pair is no Unicode text: 422 where it is, while the whole pair is a character', async (_case, broken, shown, paired) => {
-      const before = await storedCount(sut.server);
-      for (const [path, raw, field] of [
-        ['/users', `{"firstName":"${broken}","lastName":"L","email":"a@example.com"}`, '/firstName'],
-        ['/users', `{"firstName":"Ada","lastName":"${broken}","email":"a@example.com"}`, '/lastName'],
-        ['/api/users', `{"name":"${broken}","email":"a@example.com"}`, '/name'],
-        ['/users', `{"firstName":"Ada","lastName":"L","email":"a@example.com","${broken}":1}`, undefined],
-      ] as const) {
-        const res = await sut.api.request('POST', path, { raw, headers: JSON_TYPE });
-        expect(res.status).toBe(422);
-        if (field) expect(res.body.errors).toEqual([{ path: field, message: 'must be Unicode text: it holds half of a surrogate pair alone' }]);
-        // An unknown member, whose name the answer shows as Unicode text.
-        else expect(res.body.errors).toEqual([{ path: `/${shown}`, message: 'is not allowed' }]);
-      }
-      expect(await storedCount(sut.server)).toBe(before);
-      const emoji = await sut.api.request('POST', '/users', { raw: `{"firstName":"${paired}","lastName":"L","email":"a@example.com"}`, headers: JSON_TYPE });
-      expect(emoji.status).toBe(201);
-    });
+    ])(
+      'a string with %s of a surrogate pair is no Unicode text: 422 where it is, while the whole pair is a character',
+      async (_case, broken, shown, paired) => {
+        const before = await storedCount(sut.server);
+        for (const [path, raw, field] of [
+          ['/users', `{"firstName":"${broken}","lastName":"L","email":"a@example.com"}`, '/firstName'],
+          ['/users', `{"firstName":"Ada","lastName":"${broken}","email":"a@example.com"}`, '/lastName'],
+          ['/api/users', `{"name":"${broken}","email":"a@example.com"}`, '/name'],
+          ['/users', `{"firstName":"Ada","lastName":"L","email":"a@example.com","${broken}":1}`, undefined],
+        ] as const) {
+          const res = await sut.api.request('POST', path, { raw, headers: JSON_TYPE });
+          expect(res.status).toBe(422);
+          if (field) expect(res.body.errors).toEqual([{ path: field, message: 'must be Unicode text: it holds half of a surrogate pair alone' }]);
+          // An unknown member, whose name the answer shows as Unicode text.
+          else expect(res.body.errors).toEqual([{ path: `/${shown}`, message: 'is not allowed' }]);
+        }
+        expect(await storedCount(sut.server)).toBe(before);
+        const emoji = await sut.api.request('POST', '/users', { raw: `{"firstName":"${paired}","lastName":"L","email":"a@example.com"}`, headers: JSON_TYPE });
+        expect(emoji.status).toBe(201);
+      },
+    );
 
     test('names in any script are stored as sent', async () => {
       const input = { firstName: 'Zoë', lastName: 'Ångström-李 😀', email: 'zoe@example.com' };
@@ -301,13 +304,23 @@ describe('answers every operation may give', () => {
   test('400: a request that is not HTTP/1.1 names no instance', async () => {
     const { responses } = await sendRaw(Buffer.from('GET /healthz HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n'), { port: sut.server.port });
     expect(responses[0]?.status).toBe(400);
-    expect(problemOf(responses[0]!.body)).toEqual({ type: 'urn:user-records:problem:bad-request', title: 'Bad Request', status: 400, detail: 'The request is not valid HTTP/1.1.' });
+    expect(problemOf(responses[0]!.body)).toEqual({
+      type: 'urn:user-records:problem:bad-request',
+      title: 'Bad Request',
+      status: 400,
+      detail: 'The request is not valid HTTP/1.1.',
+    });
   });
 
   test('431: a request head over 16 KiB names no instance', async () => {
     const { responses } = await sendRaw(Buffer.from(`GET /users HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(17_000)}\r\n\r\n`), { port: sut.server.port });
     expect(responses[0]?.status).toBe(431);
-    expect(problemOf(responses[0]!.body)).toEqual({ type: 'urn:user-records:problem:headers-too-large', title: 'Request Header Fields Too Large', status: 431, detail: 'The request head is larger than 16384 bytes.' });
+    expect(problemOf(responses[0]!.body)).toEqual({
+      type: 'urn:user-records:problem:headers-too-large',
+      title: 'Request Header Fields Too Large',
+      status: 431,
+      detail: 'The request head is larger than 16384 bytes.',
+    });
   });
 
   test('500: a store that answers with an error nobody foresaw (its table gone) gets a problem that says nothing of it', async () => {
@@ -319,7 +332,13 @@ describe('answers every operation may give', () => {
     }
     const res = await sut.api.get('/users/2');
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ type: 'urn:user-records:problem:internal-error', title: 'Internal Server Error', status: 500, detail: 'The server could not complete the request.', instance: '/users/2' });
+    expect(res.body).toEqual({
+      type: 'urn:user-records:problem:internal-error',
+      title: 'Internal Server Error',
+      status: 500,
+      detail: 'The server could not complete the request.',
+      instance: '/users/2',
+    });
   });
 });
 

@@ -93,7 +93,11 @@ describeEachDialect((dialect) => {
     const input = buildUserInput();
     const first = await sut.api.post('/users', input, { headers: { 'idempotency-key': key } });
     const rendered = { status: 201, body: { ...first.body, lastName: 'AsStoredThen' }, headers: { Location: `/users/${first.body.id}`, ETag: '"1"' } };
-    await sut.server.database.db.updateTable('idempotency_keys').set({ outcome: JSON.stringify(rendered) }).where('key', '=', key).execute();
+    await sut.server.database.db
+      .updateTable('idempotency_keys')
+      .set({ outcome: JSON.stringify(rendered) })
+      .where('key', '=', key)
+      .execute();
     const retry = await sut.api.post('/users', input, { headers: { 'idempotency-key': key } });
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual(rendered.body);
@@ -128,7 +132,11 @@ describeEachDialect((dialect) => {
     const key = newKey();
     const input = buildUserInput();
     const first = await sut.api.post('/users', input, { headers: { 'idempotency-key': key } });
-    await sut.server.database.db.updateTable('idempotency_keys').set({ expires_at: new Date(Date.now() - 1).toISOString() }).where('key', '=', key).execute();
+    await sut.server.database.db
+      .updateTable('idempotency_keys')
+      .set({ expires_at: new Date(Date.now() - 1).toISOString() })
+      .where('key', '=', key)
+      .execute();
     const again = await sut.api.post('/users', input, { headers: { 'idempotency-key': key } });
     expect(again.status).toBe(201);
     expect(again.body.id).not.toBe(first.body.id);
@@ -175,7 +183,11 @@ describeEachDialect((dialect) => {
     expect(third.body.email).toBe(otherInput.email);
     expect(await storedCount(sut.server)).toBe(before + 3);
     // Each client's retry replays its own first answer, none of the others'.
-    for (const [from, sent, original] of [['127.0.0.2', input, first], ['127.0.0.3', input, second], ['127.0.0.4', otherInput, third]] as const) {
+    for (const [from, sent, original] of [
+      ['127.0.0.2', input, first],
+      ['127.0.0.3', input, second],
+      ['127.0.0.4', otherInput, third],
+    ] as const) {
       const retry = await post(from, sent);
       expect(retry.headers['idempotent-replayed']).toBe('true');
       expect(retry.body).toEqual(original.body);
@@ -190,7 +202,7 @@ describeEachDialect((dialect) => {
     ]);
   });
 
-  test("a key another client holds in flight is no 409 for this client", async () => {
+  test('a key another client holds in flight is no 409 for this client', async () => {
     const url = `${sut.server.url}/users`;
     const key = newKey();
     const input = buildUserInput();
@@ -208,12 +220,22 @@ describeEachDialect((dialect) => {
   });
 
   // MSW's handlers (client/src/msw.ts) and the sandbox's mocks run the memory repository: it must key by client alike.
-  test('the memory repository scopes keys, and trims each client\'s, as this store does', async () => {
+  test("the memory repository scopes keys, and trims each client's, as this store does", async () => {
     const [k1, k2, k3] = [newKey(), newKey(), newKey()];
     const bodies = [buildUserInput(), buildUserInput()];
     const steps = [
-      ['a', k1, 0], ['b', k1, 0], ['a', k1, 0], ['b', k1, 1], ['c', k1, 1], ['b', k1, 0],
-      ['a', k2, 0], ['a', k3, 0], ['a', k1, 0], ['b', k1, 0], ['c', k3, 1], ['c', k1, 1],
+      ['a', k1, 0],
+      ['b', k1, 0],
+      ['a', k1, 0],
+      ['b', k1, 1],
+      ['c', k1, 1],
+      ['b', k1, 0],
+      ['a', k2, 0],
+      ['a', k3, 0],
+      ['a', k1, 0],
+      ['b', k1, 0],
+      ['c', k3, 1],
+      ['c', k1, 1],
     ] as const;
     /** What each step got: a user (numbered by first sight, as ids differ between stores), a replay, or an error. */
     async function outcomes(users: UserService) {
@@ -235,9 +257,19 @@ describeEachDialect((dialect) => {
     const inMemory = await outcomes(createUserService(createMemoryRepository(), options));
     expect(inMemory).toEqual(await outcomes(createUserService(createUserRepository(sut.server.database), options)));
     expect(inMemory).toEqual([
-      'user 0', 'user 1', 'user 0 replayed', 'idempotency-key-reused', 'user 2', 'user 1 replayed',
+      'user 0',
+      'user 1',
+      'user 0 replayed',
+      'idempotency-key-reused',
+      'user 2',
+      'user 1 replayed',
       // a's third key makes it forget its first: k1 from a is new again; b's and c's are theirs still.
-      'user 3', 'user 4', 'user 5', 'user 1 replayed', 'user 6', 'user 2 replayed',
+      'user 3',
+      'user 4',
+      'user 5',
+      'user 1 replayed',
+      'user 6',
+      'user 2 replayed',
     ]);
   });
 
@@ -246,20 +278,26 @@ describeEachDialect((dialect) => {
     try {
       const [key, clientless] = [newKey(), newKey()];
       const input = buildUserInput();
-      const post = (server: TestServer, from: string, withKey: string) => requestFrom(`${server.url}/users`, { from, method: 'POST', json: input, headers: { 'idempotency-key': withKey } });
+      const post = (server: TestServer, from: string, withKey: string) =>
+        requestFrom(`${server.url}/users`, { from, method: 'POST', json: input, headers: { 'idempotency-key': withKey } });
       const created = await post(first, '127.0.0.2', key);
       await withUnscopedIdempotencyKeys(first.database.db, dialect);
       const at = new Date().toISOString();
       const later = new Date(Date.now() + 60_000).toISOString();
       // As a release before 2026-11-23 stored it: no client.
-      await sql`insert into idempotency_keys (key, fingerprint, state, outcome, locked_until, expires_at, created_at) values (${clientless}, ${await fingerprintOf('createUser', input)}, 'done', ${JSON.stringify({ created: created.body })}, ${at}, ${later}, ${at})`.execute(first.database.db);
+      await sql`insert into idempotency_keys (key, fingerprint, state, outcome, locked_until, expires_at, created_at) values (${clientless}, ${await fingerprintOf('createUser', input)}, 'done', ${JSON.stringify({ created: created.body })}, ${at}, ${later}, ${at})`.execute(
+        first.database.db,
+      );
       await first.stop();
       const again = await startTestServer({ dialect, store: first.store, env: { SEED_DEMO_DATA: 'false' } });
       try {
         const replay = await post(again, '127.0.0.2', key);
         expect(replay.headers['idempotent-replayed']).toBe('true');
         expect(replay.body).toEqual(created.body);
-        for (const [from, withKey] of [['127.0.0.3', key], ['127.0.0.2', clientless]] as const) {
+        for (const [from, withKey] of [
+          ['127.0.0.3', key],
+          ['127.0.0.2', clientless],
+        ] as const) {
           const res = await post(again, from, withKey);
           expect(res.status).toBe(201);
           expect(res.headers['idempotent-replayed']).toBeUndefined();
@@ -369,7 +407,12 @@ test('behind TRUST_PROXY, keys are scoped by the address the proxy appended, not
     const key = newKey();
     const input = buildUserInput();
     const post = (forwardedFor: string) =>
-      requestFrom(`${server.url}/users`, { from: '127.0.0.2', method: 'POST', json: input, headers: { 'idempotency-key': key, 'x-forwarded-for': forwardedFor } });
+      requestFrom(`${server.url}/users`, {
+        from: '127.0.0.2',
+        method: 'POST',
+        json: input,
+        headers: { 'idempotency-key': key, 'x-forwarded-for': forwardedFor },
+      });
     const first = await post('198.51.100.7');
     const other = await post('203.0.113.9');
     expect(other.headers['idempotent-replayed']).toBeUndefined();

@@ -25,31 +25,43 @@ function lasting(headers: Headers): [string, string][] {
   return all.filter(([name]) => !['x-request-id', 'date'].includes(name));
 }
 
-test.each(['/users', '/users?limit=5&sort=-lastName', '/api/users?page=2&per_page=3', `/api/users?email=${encodeURIComponent('mira.castellan@example.com')}`, '/users/2', '/api/users/3'])(
-  'a kept reply of %s is the reply: the same status, headers and bytes',
-  async (path) => {
-    const first = await sut.api.get(path);
-    const before = await lookups(sut.api);
-    const again = await sut.api.get(path);
-    expect(await lookups(sut.api)).toEqual({ hit: before.hit + 1, miss: before.miss });
-    expect(again.status).toBe(first.status);
-    expect(lasting(again.headers)).toEqual(lasting(first.headers));
-    expect(again.text).toBe(first.text);
-  },
-);
+test.each([
+  '/users',
+  '/users?limit=5&sort=-lastName',
+  '/api/users?page=2&per_page=3',
+  `/api/users?email=${encodeURIComponent('mira.castellan@example.com')}`,
+  '/users/2',
+  '/api/users/3',
+])('a kept reply of %s is the reply: the same status, headers and bytes', async (path) => {
+  const first = await sut.api.get(path);
+  const before = await lookups(sut.api);
+  const again = await sut.api.get(path);
+  expect(await lookups(sut.api)).toEqual({ hit: before.hit + 1, miss: before.miss });
+  expect(again.status).toBe(first.status);
+  expect(lasting(again.headers)).toEqual(lasting(first.headers));
+  expect(again.text).toBe(first.text);
+});
 
 /** How many requests the duration histogram counted under an operation, method and status, from /metrics. */
 async function measured(api: HttpClient, operationId: string, method: string, status: number): Promise<number> {
   const text = (await api.get('/metrics')).text;
   const line = text
     .split('\n')
-    .find((row) => row.startsWith('http_request_duration_seconds_count{') && [`operation_id="${operationId}"`, `method="${method}"`, `status="${status}"`].every((label) => row.includes(label)));
+    .find(
+      (row) =>
+        row.startsWith('http_request_duration_seconds_count{') &&
+        [`operation_id="${operationId}"`, `method="${method}"`, `status="${status}"`].every((label) => row.includes(label)),
+    );
   return Number(line?.split(' ').at(-1) ?? 0);
 }
 
 test('a kept reply sent again is measured and logged under the operation that made it, for GET and HEAD', async () => {
   await sut.api.get('/api/users/4');
-  const before = { get: await measured(sut.api, 'getDemoUser', 'GET', 200), head: await measured(sut.api, 'getDemoUser', 'HEAD', 200), hit: (await lookups(sut.api)).hit };
+  const before = {
+    get: await measured(sut.api, 'getDemoUser', 'GET', 200),
+    head: await measured(sut.api, 'getDemoUser', 'HEAD', 200),
+    hit: (await lookups(sut.api)).hit,
+  };
   const again = await sut.api.get('/api/users/4');
   const head = await fetch(`${sut.server.url}/api/users/4`, { method: 'HEAD' });
   expect(again.status).toBe(200);
@@ -195,7 +207,8 @@ test('replies too long to keep are read each time (a page over 64 KiB, a list th
         `insert into users (first_name, first_name_key, last_name, last_name_key, email, email_key, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?)`,
       );
       const now = new Date().toISOString();
-      const add = (first: string, last: string, email: string) => insert.run(first, first.toLowerCase(), last, last.toLowerCase(), email, email.toLowerCase(), now, now);
+      const add = (first: string, last: string, email: string) =>
+        insert.run(first, first.toLowerCase(), last, last.toLowerCase(), email, email.toLowerCase(), now, now);
       store.transaction(() => {
         for (let i = 0; i < 100; i++) add(`F${i}`.padEnd(200, 'f'), `L${i}`.padEnd(200, 'l'), `${`u${i}`.padEnd(228, 'u')}@example.com`);
         for (let i = 0; i < 800; i++) add(`First${i}`, `Last${i}`, `user${i}@example.com`);

@@ -7,7 +7,15 @@ import { describeEachDialect } from '../support/test-store.js';
 // store for long): across several batches it must still delete every expired key, and only those.
 
 /** An idempotency key row of a client that expires at `expiresAt`. */
-const keyRow = (key: string, expiresAt: string, client = '127.0.0.1') => ({ client, key, fingerprint: 'f', state: 'done' as const, locked_until: expiresAt, expires_at: expiresAt, created_at: expiresAt });
+const keyRow = (key: string, expiresAt: string, client = '127.0.0.1') => ({
+  client,
+  key,
+  fingerprint: 'f',
+  state: 'done' as const,
+  locked_until: expiresAt,
+  expires_at: expiresAt,
+  created_at: expiresAt,
+});
 
 /**
  * An instant after the server started and before now: the server's own start-up sweep (which may still be
@@ -35,7 +43,11 @@ describeEachDialect((dialect) => {
         ...Array.from({ length: expired }, (_, i) => keyRow(`old-${i}`, past)),
         ...['live-a', 'live-b', 'old-0', 'old-1'].map((key) => keyRow(key, future, '127.0.0.2')),
       ];
-      for (let i = 0; i < rows.length; i += 500) await server.database.db.insertInto('idempotency_keys').values(rows.slice(i, i + 500)).execute();
+      for (let i = 0; i < rows.length; i += 500)
+        await server.database.db
+          .insertInto('idempotency_keys')
+          .values(rows.slice(i, i + 500))
+          .execute();
 
       const users = createUserService(createUserRepository(server.database));
       expect(await users.sweepExpiredKeys()).toBe(expired);
@@ -48,7 +60,11 @@ describeEachDialect((dialect) => {
     withTestServer({ dialect }, async (server) => {
       const past = await justExpired();
       const rows = Array.from({ length: KEY_SWEEP_BATCH_SIZE * 3 }, (_, i) => keyRow(`old-${i}`, past));
-      for (let i = 0; i < rows.length; i += 500) await server.database.db.insertInto('idempotency_keys').values(rows.slice(i, i + 500)).execute();
+      for (let i = 0; i < rows.length; i += 500)
+        await server.database.db
+          .insertInto('idempotency_keys')
+          .values(rows.slice(i, i + 500))
+          .execute();
       const stop = new AbortController();
       stop.abort();
       expect(await createUserService(createUserRepository(server.database)).sweepExpiredKeys(stop.signal)).toBe(KEY_SWEEP_BATCH_SIZE);

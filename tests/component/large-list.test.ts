@@ -24,9 +24,16 @@ describeEachDialect((dialect) => {
     const db = sut.server.database.db;
     const now = new Date().toISOString();
     const rows = Array.from({ length: total - 12 }, (_, i) => newUserRow({ firstName: `Bulk${i}`, lastName: 'User', email: `bulk${i}@example.com` }, now));
-    for (let i = 0; i < rows.length; i += 200) await db.insertInto('users').values(rows.slice(i, i + 200)).execute();
+    for (let i = 0; i < rows.length; i += 200)
+      await db
+        .insertInto('users')
+        .values(rows.slice(i, i + 200))
+        .execute();
     // A gap in the ids, across a slice boundary, must not end the stream early.
-    await db.deleteFrom('users').where('id', 'in', [STREAM_SLICE_SIZE, STREAM_SLICE_SIZE + 1]).execute();
+    await db
+      .deleteFrom('users')
+      .where('id', 'in', [STREAM_SLICE_SIZE, STREAM_SLICE_SIZE + 1])
+      .execute();
   });
 
   test('GET /users streams every user, in id order, across several slices', async () => {

@@ -27,7 +27,11 @@ test('the longest links a list can make stay within the contract', () =>
     const next = local.headers.get('link')!;
     expect(next).toMatch(/; rel="next"$/);
     const cursor = new URL(next.slice(1, next.indexOf('>')), 'http://x').searchParams.get('cursor')!;
-    expect(cursor).toHaveLength(loadContract().operation('listUsers').parameters.find((p) => p.name === 'cursor')!.schema.maxLength as number);
+    expect(cursor).toHaveLength(
+      loadContract()
+        .operation('listUsers')
+        .parameters.find((p) => p.name === 'cursor')!.schema.maxLength as number,
+    );
     const demo = await api.get(`/api/users?${query}&sort=-email,-first_name,-last_name,-id&per_page=1&page=2`);
     expect(demo.status).toBe(200);
     const links = demo.headers.get('link')!;

@@ -142,9 +142,30 @@ describeEachDialect((dialect) => {
       ['-email', '-email', [['email', true]]],
       ['firstName', 'first_name', [['firstName', false]]],
       ['-firstName', '-first_name', [['firstName', true]]],
-      ['lastName,firstName', 'last_name,first_name', [['lastName', false], ['firstName', false]]],
-      ['-lastName,firstName', '-last_name,first_name', [['lastName', true], ['firstName', false]]],
-      ['lastName,-id', 'last_name,-id', [['lastName', false], ['id', true]]],
+      [
+        'lastName,firstName',
+        'last_name,first_name',
+        [
+          ['lastName', false],
+          ['firstName', false],
+        ],
+      ],
+      [
+        '-lastName,firstName',
+        '-last_name,first_name',
+        [
+          ['lastName', true],
+          ['firstName', false],
+        ],
+      ],
+      [
+        'lastName,-id',
+        'last_name,-id',
+        [
+          ['lastName', false],
+          ['id', true],
+        ],
+      ],
       ['-id', '-id', [['id', true]]],
       ['firstName,firstName,-firstName', 'first_name,first_name', [['firstName', false]]],
     ])('%s (shape A: %s)', async (sortB, sortA, keys) => {
@@ -259,12 +280,16 @@ describeEachDialect((dialect) => {
       const late = (await sut.api.post('/users', { firstName: 'Late', lastName: 'Comer', email: 'late@example.com' })).body as Stored;
       const rest = await walkShapeB(sut.api, links(first.headers.get('link')).next!);
       expect(rest.filter((id) => seen.includes(id))).toEqual([]);
-      const expected = ids(stored).filter((id) => !seen.includes(id)).concat(late.id);
+      const expected = ids(stored)
+        .filter((id) => !seen.includes(id))
+        .concat(late.id);
       expect(rest).toEqual(expected);
       // Put the store back as the other tests expect it.
       await sut.api.delete(`/users/${late.id}`);
       const deleted = stored.find((user) => user.id === seen[1])!;
-      stored = stored.filter((user) => user !== deleted).concat((await sut.api.post('/users', { firstName: deleted.firstName, lastName: deleted.lastName, email: deleted.email })).body);
+      stored = stored
+        .filter((user) => user !== deleted)
+        .concat((await sut.api.post('/users', { firstName: deleted.firstName, lastName: deleted.lastName, email: deleted.email })).body);
     });
   });
 
@@ -277,7 +302,12 @@ describeEachDialect((dialect) => {
 
     test('next from page 1 to the end, and prev from last back to page 1, read the list by number', async () => {
       const query = 'per_page=3&sort=-last_name,first_name&q=e';
-      const expected = ids(sortedBy(matching(stored, 'e'), [['lastName', true], ['firstName', false]]));
+      const expected = ids(
+        sortedBy(matching(stored, 'e'), [
+          ['lastName', true],
+          ['firstName', false],
+        ]),
+      );
       const byNumber: number[][] = [];
       const pages = Math.ceil(expected.length / 3);
       for (let page = 1; page <= pages; page++) byNumber.push((await pageOf(`/api/users?page=${page}&${query}`)).body.data.map((user: Stored) => user.id));
@@ -337,7 +367,11 @@ describeEachDialect((dialect: Dialect) => {
     try {
       await withoutSortKeys(first.database.db, dialect);
       // Users stored while there were no keys: more than one batch of the migration.
-      const earlier = Array.from({ length: 1203 }, (_, i) => ({ firstName: `Earlier${i}`, lastName: i % 2 ? 'ÖDD' : 'Even', email: `Earlier${i}@Example.com` }));
+      const earlier = Array.from({ length: 1203 }, (_, i) => ({
+        firstName: `Earlier${i}`,
+        lastName: i % 2 ? 'ÖDD' : 'Even',
+        email: `Earlier${i}@Example.com`,
+      }));
       await insertWithoutKeys(first.database.db, earlier);
       await first.stop();
       const again = await startTestServer({ dialect, store: first.store });
@@ -369,7 +403,9 @@ describe('SQLite substring index', () => {
       try {
         const api = httpClient(again.url);
         // FTS5 writes a segment of its index at each commit that changed it: the blocks it holds tell.
-        const blocks = async () => (await sql<{ blocks: string }>`select group_concat(id || ':' || length(block)) as blocks from users_search_data`.execute(again.database.db)).rows[0]!.blocks;
+        const blocks = async () =>
+          (await sql<{ blocks: string }>`select group_concat(id || ':' || length(block)) as blocks from users_search_data`.execute(again.database.db)).rows[0]!
+            .blocks;
         const before = await blocks();
         expect((await api.put('/users/2', { firstName: 'TOBIAS', lastName: 'wren', email: 'Tobias.Wren@example.com' })).status).toBe(200);
         expect((await api.request('PATCH', '/users/3', { json: { firstName: (await api.get('/users/3')).body.firstName } })).status).toBe(200);

@@ -167,5 +167,6 @@ describe('the API reference', () => {
     withTestServer({ env: { TRUST_PROXY: 'true' } }, async (server, api) => {
       const res = await api.get('/openapi.json', { headers, unchecked: true });
       expect(res.body.servers[0].url).toBe(expected.replace('PORT', String(server.port)));
-    }));
+    }),
+  );
 });

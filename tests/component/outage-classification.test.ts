@@ -51,7 +51,11 @@ describePostgres('PostgreSQL errors', () => {
 
   test.each([
     ['57014 statement timeout', () => withClient({ connectionString: url, statement_timeout: 50 }, (c) => c.query('select pg_sleep(2)')), '57014'],
-    ['25006 read-only transaction', () => withClient({ connectionString: url }, (c) => c.query('set transaction_read_only = on; create temp table t (x int)')), '25006'],
+    [
+      '25006 read-only transaction',
+      () => withClient({ connectionString: url }, (c) => c.query('set transaction_read_only = on; create temp table t (x int)')),
+      '25006',
+    ],
     ['57P01 terminated backend', () => withClient({ connectionString: url }, (c) => c.query('select pg_terminate_backend(pg_backend_pid())')), '57P01'],
     ['client-side query timeout', () => withClient({ connectionString: url, query_timeout: 50 }, (c) => c.query('select pg_sleep(2)')), 'QUERY_TIMEOUT'],
   ])('%s is an outage', async (_name, provoke, code) => {

@@ -10,7 +10,8 @@ const MERGE_PATCH = 'application/merge-patch+json';
 
 describeEachDialect((dialect) => {
   const sut = useTestServer({ dialect, env: { SEED_DEMO_DATA: 'false' } });
-  const newUser = async () => (await sut.api.post('/users', buildUserInput({ firstName: 'Ada', lastName: 'Byron', email: `ada.${Date.now()}.${Math.random()}@example.com` }))).body;
+  const newUser = async () =>
+    (await sut.api.post('/users', buildUserInput({ firstName: 'Ada', lastName: 'Byron', email: `ada.${Date.now()}.${Math.random()}@example.com` }))).body;
   const patch = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     sut.api.request('PATCH', path, { raw: JSON.stringify(body), headers: { 'content-type': MERGE_PATCH, ...headers } });
 
@@ -129,7 +130,8 @@ describeEachDialect((dialect) => {
 // a form unchanged must not make every other client's If-Match fail.
 describeEachDialect((dialect) => {
   const sut = useTestServer({ dialect, env: { SEED_DEMO_DATA: 'false' } });
-  const newUser = async () => (await sut.api.post('/users', buildUserInput({ firstName: 'Ada', lastName: 'Byron', email: `ada.${Date.now()}.${Math.random()}@example.com` }))).body;
+  const newUser = async () =>
+    (await sut.api.post('/users', buildUserInput({ firstName: 'Ada', lastName: 'Byron', email: `ada.${Date.now()}.${Math.random()}@example.com` }))).body;
 
   test.each([
     ['shape B', '/users', (user: { email: string }) => ({ firstName: 'Ada', lastName: 'Byron', email: user.email })],

@@ -39,8 +39,7 @@ describePostgres('readiness follows failing writes', () => {
     await admin.end();
   });
 
-  const post = () =>
-    fetch(`${server!.url}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
+  const post = () => fetch(`${server!.url}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
 
   test('a read-only store: writes 503, reads 200, /readyz 503 until a write succeeds again', async () => {
     expect((await fetch(`${server!.url}/readyz`)).status).toBe(200);

@@ -22,7 +22,10 @@ describe('a normal start', () => {
   test('has no reset: 404, as for any path the service does not have', async () => {
     const res = await sut.api.post('/__sandbox/reset', undefined);
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ type: 'urn:user-records:problem:not-found', detail: 'No route matches POST /__sandbox/reset. The API reference is at /docs.' });
+    expect(res.body).toMatchObject({
+      type: 'urn:user-records:problem:not-found',
+      detail: 'No route matches POST /__sandbox/reset. The API reference is at /docs.',
+    });
   });
 
   test('ignores delay, even out of range, and answers at once', async () => {
@@ -40,7 +43,11 @@ describe('a normal start', () => {
 
   test('serves the production contract: no sandbox control in /openapi.json or /openapi.yaml', async () => {
     const json = await (await fetch(`${sut.server.url}/openapi.json`)).json();
-    const operations = Object.values(json.paths as Record<string, Record<string, { parameters?: { $ref?: string }[] }>>).flatMap((item) => Object.entries(item).filter(([key]) => key !== 'parameters').map(([, operation]) => operation));
+    const operations = Object.values(json.paths as Record<string, Record<string, { parameters?: { $ref?: string }[] }>>).flatMap((item) =>
+      Object.entries(item)
+        .filter(([key]) => key !== 'parameters')
+        .map(([, operation]) => operation),
+    );
     expect(Object.keys(json.paths)).not.toContain('/__sandbox/reset');
     expect(operations.flatMap((operation) => operation.parameters ?? []).filter((parameter) => /SandboxDelay|Prefer/.test(parameter.$ref ?? ''))).toEqual([]);
     expect(JSON.stringify(json)).not.toMatch(/__sandbox|SandboxDelay|SandboxReset|x-sandbox-only/);
@@ -49,7 +56,10 @@ describe('a normal start', () => {
   });
 
   test('admits no local development origin it was not given', async () => {
-    const res = await fetch(`${sut.server.url}/users`, { method: 'OPTIONS', headers: { Origin: 'http://localhost:5173', 'Access-Control-Request-Method': 'POST' } });
+    const res = await fetch(`${sut.server.url}/users`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://localhost:5173', 'Access-Control-Request-Method': 'POST' },
+    });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 });
@@ -64,9 +74,15 @@ describe('sandbox mode', () => {
   test('serves the sandbox variant: the reset, and delay and Prefer on every operation, in /openapi.json and /openapi.yaml', async () => {
     const json = await (await fetch(`${sut.server.url}/openapi.json`)).json();
     expect(Object.keys(json.paths)).toContain('/__sandbox/reset');
-    const operations = Object.values(json.paths as Record<string, Record<string, { parameters?: { $ref?: string }[] }>>).flatMap((item) => Object.entries(item).filter(([key]) => key !== 'parameters').map(([, operation]) => operation));
+    const operations = Object.values(json.paths as Record<string, Record<string, { parameters?: { $ref?: string }[] }>>).flatMap((item) =>
+      Object.entries(item)
+        .filter(([key]) => key !== 'parameters')
+        .map(([, operation]) => operation),
+    );
     for (const operation of operations) {
-      expect((operation.parameters ?? []).map((parameter) => parameter.$ref)).toEqual(expect.arrayContaining(['#/components/parameters/SandboxDelay', '#/components/parameters/Prefer']));
+      expect((operation.parameters ?? []).map((parameter) => parameter.$ref)).toEqual(
+        expect.arrayContaining(['#/components/parameters/SandboxDelay', '#/components/parameters/Prefer']),
+      );
     }
     const yaml = await (await fetch(`${sut.server.url}/openapi.yaml`)).text();
     expect(yaml).toMatch(/^# Generated from openapi\/user-records.yaml and openapi\/sandbox.overlay.yaml/);
@@ -99,8 +115,20 @@ describe('sandbox mode', () => {
   test.each([
     ['no body, as a no-cors fetch sends it', {}, undefined, 415, 'The request body must be application/json (got none).'],
     ['{} as text/plain', { 'content-type': 'text/plain' }, '{}', 415, 'The request body must be application/json (got text/plain).'],
-    ['a form', { 'content-type': 'application/x-www-form-urlencoded' }, 'all=1', 415, 'The request body must be application/json (got application/x-www-form-urlencoded).'],
-    ['a multipart form', { 'content-type': 'multipart/form-data; boundary=x' }, '--x--\r\n', 415, 'The request body must be application/json (got multipart/form-data; boundary=x).'],
+    [
+      'a form',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      'all=1',
+      415,
+      'The request body must be application/json (got application/x-www-form-urlencoded).',
+    ],
+    [
+      'a multipart form',
+      { 'content-type': 'multipart/form-data; boundary=x' },
+      '--x--\r\n',
+      415,
+      'The request body must be application/json (got multipart/form-data; boundary=x).',
+    ],
   ])('a reset with %s, from another origin, is refused and resets nothing', async (_shape, headers, body, status, detail) => {
     await sut.api.delete('/users/4');
     const res = await sut.api.request('POST', '/__sandbox/reset', { raw: body, headers: { origin: 'https://attacker.example', ...headers } });
@@ -137,7 +165,11 @@ describe('sandbox mode', () => {
     expect(missing.ms).toBeGreaterThanOrEqual(490);
   });
 
-  test.each([['11', 'must be <= 10'], ['-1', 'must be >= 0'], ['soon', 'must be number']])('delay=%s is refused at once: %s', async (value, message) => {
+  test.each([
+    ['11', 'must be <= 10'],
+    ['-1', 'must be >= 0'],
+    ['soon', 'must be number'],
+  ])('delay=%s is refused at once: %s', async (value, message) => {
     const { ms, response, body } = await timed(`${sut.server.url}/users/2?delay=${value}`);
     expect(response.status).toBe(400);
     expect(body.errors).toEqual([{ path: '/delay', message }]);
@@ -172,7 +204,10 @@ describe('sandbox mode', () => {
   const answers = collectExamples().filter((example) => example.status !== 'request');
   test.each(answers.map((example) => [exampleLabel(example), example] as const))('Prefer answers %s exactly', async (_label, example) => {
     const [method, path] = example.where.split(' ') as [string, string];
-    const res = await fetch(`${sut.server.url}${path.replace('{id}', '2')}`, { method, headers: { Prefer: `code=${example.status}, example=${example.name}` } });
+    const res = await fetch(`${sut.server.url}${path.replace('{id}', '2')}`, {
+      method,
+      headers: { Prefer: `code=${example.status}, example=${example.name}` },
+    });
     expect(res.status).toBe(Number(example.status));
     expect(res.headers.get('preference-applied')).toBe(`code=${example.status}, example=${example.name}`);
     expect(res.headers.get('content-type')?.split(';')[0]).toBe(example.mediaType);
@@ -186,13 +221,16 @@ describe('sandbox mode', () => {
     expect(res.headers.get('etag')).toBe('"1"');
   });
 
-  test.each(['http://localhost:5173', 'http://127.0.0.1:3000', 'http://[::1]:8080', 'https://localhost'])('admits the local development origin %s, and lets it read Link', async (origin) => {
-    const preflight = await fetch(`${sut.server.url}/users`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' } });
-    expect(preflight.status).toBe(204);
-    expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
-    const list = await fetch(`${sut.server.url}/users?limit=2`, { headers: { Origin: origin } });
-    expect(list.headers.get('access-control-expose-headers')).toMatch(/\bLink\b/);
-  });
+  test.each(['http://localhost:5173', 'http://127.0.0.1:3000', 'http://[::1]:8080', 'https://localhost'])(
+    'admits the local development origin %s, and lets it read Link',
+    async (origin) => {
+      const preflight = await fetch(`${sut.server.url}/users`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' } });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
+      const list = await fetch(`${sut.server.url}/users?limit=2`, { headers: { Origin: origin } });
+      expect(list.headers.get('access-control-expose-headers')).toMatch(/\bLink\b/);
+    },
+  );
 
   test.each(['https://app.example.com', 'http://localhost.example.com', 'http://10.0.0.5:3000'])('admits no other origin: %s', async (origin) => {
     const preflight = await fetch(`${sut.server.url}/users`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' } });

@@ -91,14 +91,20 @@ describeEachDialect((dialect) => {
     // No time at all: each page and each count runs one statement, which examines 4,000 users.
     const api = await serve({ SEARCH_BUDGET_MS: '0' });
     for (const sort of ['-lastName', 'firstName,lastName', 'email']) {
-      const expected = sortedBy(PEOPLE.filter((user) => matches(user, '9@')), parseSort(sort)).map((user) => user.id);
+      const expected = sortedBy(
+        PEOPLE.filter((user) => matches(user, '9@')),
+        parseSort(sort),
+      ).map((user) => user.id);
       const shapeB = await follow(api, `/users?q=9@&limit=500&sort=${sort}`, 'next', 500, (body: Array<{ id: number }>) => body);
       expect(shapeB.ids.flat()).toEqual(expected);
       expect(shapeB.short).toBeGreaterThan(0);
     }
     // Shape A's pages hold at most 100: text that about one user in 40 holds, in runs, leaves pages short.
     const sort = 'last_name,-first_name';
-    const expected = sortedBy(PEOPLE.filter((user) => matches(user, '00')), parseSort(sort)).map((user) => user.id);
+    const expected = sortedBy(
+      PEOPLE.filter((user) => matches(user, '00')),
+      parseSort(sort),
+    ).map((user) => user.id);
     const forwards = await follow(api, `/api/users?q=00&per_page=100&sort=${sort}`, 'next', 100, (body: { data: Array<{ id: number }> }) => body.data);
     expect(forwards.ids.flat()).toEqual(expected);
     expect(forwards.short).toBeGreaterThan(0);

@@ -62,13 +62,22 @@ describeEachDialect((dialect) => {
     });
 
     test('pages by number reach the first 10,000 users; a deeper one is a 400 that points to the links', async () => {
-      for (const [page, perPage] of [[1667, 6], [101, 100], [10001, 1], [1000000, 100]]) {
+      for (const [page, perPage] of [
+        [1667, 6],
+        [101, 100],
+        [10001, 1],
+        [1000000, 100],
+      ]) {
         const res = await sut.api.get(`/api/users?page=${page}&per_page=${perPage}&sort=first_name,last_name`);
         expect(res.status).toBe(400);
         expect(res.body.type).toBe('urn:user-records:problem:invalid-parameter');
         expect(res.body.errors).toEqual([{ path: '/page', message: expect.stringContaining('following the links next and last') }]);
       }
-      for (const [page, perPage] of [[1666, 6], [100, 100], [10000, 1]]) {
+      for (const [page, perPage] of [
+        [1666, 6],
+        [100, 100],
+        [10000, 1],
+      ]) {
         expect((await sut.api.get(`/api/users?page=${page}&per_page=${perPage}&sort=first_name,last_name`)).status).toBe(200);
       }
     });
@@ -124,18 +133,25 @@ describeEachDialect((dialect) => {
       expect(await storedUser(sut.server, res.body.id)).toMatchObject({ first_name: 'Cher', last_name: '' });
     });
 
-    test('reqres.in\'s body, {name, job}, is a 422 that names what is kept instead, and stores nothing', async () => {
+    test("reqres.in's body, {name, job}, is a 422 that names what is kept instead, and stores nothing", async () => {
       const before = await storedCount(sut.server);
-      const job = 'is not kept here (reqres.in echoes it back, this service stores a user\'s name and email only)';
+      const job = "is not kept here (reqres.in echoes it back, this service stores a user's name and email only)";
       const created = await sut.api.post('/api/users', { name: 'morpheus', job: 'leader' });
       expect(created.status).toBe(422);
-      expect(created.body.errors).toEqual(expect.arrayContaining([{ path: '/job', message: job }, { path: '/email', message: 'is required' }]));
+      expect(created.body.errors).toEqual(
+        expect.arrayContaining([
+          { path: '/job', message: job },
+          { path: '/email', message: 'is required' },
+        ]),
+      );
       const replaced = await sut.api.put('/api/users/2', { name: 'morpheus', job: 'zion resident', email: 'morpheus@example.com' });
       expect(replaced.body.errors).toEqual([{ path: '/job', message: job }]);
       const patched = await sut.api.request('PATCH', '/api/users/2', { json: { job: 'zion resident' } });
       expect(patched.body.errors).toEqual([{ path: '/job', message: job }]);
       // Any other unknown member is simply not allowed.
-      expect((await sut.api.post('/api/users', { name: 'A B', email: 'a@example.com', role: 'x' })).body.errors).toEqual([{ path: '/role', message: 'is not allowed' }]);
+      expect((await sut.api.post('/api/users', { name: 'A B', email: 'a@example.com', role: 'x' })).body.errors).toEqual([
+        { path: '/role', message: 'is not allowed' },
+      ]);
       expect(await storedCount(sut.server)).toBe(before);
     });
 
@@ -149,7 +165,12 @@ describeEachDialect((dialect) => {
       ['missing name', { email: 'a@example.com' }, '/name', 'is required'],
       ['missing email', { name: 'A B' }, '/email', 'is required'],
       ['unknown member', { name: 'A B', email: 'a@example.com', age: 3 }, '/age', 'is not allowed'],
-      ['bad e-mail', { name: 'A B', email: 'not-an-email' }, '/email', 'must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses)'],
+      [
+        'bad e-mail',
+        { name: 'A B', email: 'not-an-email' },
+        '/email',
+        'must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses)',
+      ],
       ['blank name', { name: '   ', email: 'a@example.com' }, '/name', 'must contain a character other than white space, and no control characters'],
       ['empty name', { name: '', email: 'a@example.com' }, '/name', 'must NOT have fewer than 1 characters'],
       ['name too long', { name: 'x'.repeat(201), email: 'a@example.com' }, '/name', 'must NOT have more than 200 characters'],

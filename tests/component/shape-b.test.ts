@@ -70,9 +70,19 @@ describeEachDialect((dialect) => {
       ['missing firstName', { lastName: 'L', email: 'a@example.com' }, '/firstName', 'is required'],
       ['missing lastName', { firstName: 'F', email: 'a@example.com' }, '/lastName', 'is required'],
       ['shape A body', { name: 'A B', email: 'a@example.com' }, '/name', 'is not allowed'],
-      ['bad e-mail', { firstName: 'F', lastName: 'L', email: 'a@' }, '/email', 'must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses)'],
+      [
+        'bad e-mail',
+        { firstName: 'F', lastName: 'L', email: 'a@' },
+        '/email',
+        'must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses)',
+      ],
       ['e-mail too long', { firstName: 'F', lastName: 'L', email: `${'a'.repeat(250)}@example.com` }, '/email', 'must NOT have more than 254 characters'],
-      ['blank firstName', { firstName: ' \t', lastName: 'L', email: 'a@example.com' }, '/firstName', 'must contain a character other than white space, and no control characters'],
+      [
+        'blank firstName',
+        { firstName: ' \t', lastName: 'L', email: 'a@example.com' },
+        '/firstName',
+        'must contain a character other than white space, and no control characters',
+      ],
       ['null lastName', { firstName: 'F', lastName: null, email: 'a@example.com' }, '/lastName', 'must be string'],
       ['string body', 'hello', '', 'must be object'],
     ])('422 for %s, and nothing is stored', async (_case, body, path, message) => {

@@ -89,24 +89,27 @@ describeEachDialect((dialect) => {
     expect(res.headers.get('etag')).toBe('"1"');
   });
 
-  test.each([`/users/${INT32_MAX + 1}`, `/api/users/${INT32_MAX + 1}`, '/users/9999999999'])('an id past 32 bits in a path, %s, is the contract\'s 400', async (path) => {
-    const res = await sut.api.get(path);
-    expect(res.status).toBe(400);
-    expect(res.body.errors.map((error: { path: string }) => error.path)).toContain('/id');
-    expect((await sut.api.get(`/users/${INT32_MAX}`)).status).toBe(404);
-  });
+  test.each([`/users/${INT32_MAX + 1}`, `/api/users/${INT32_MAX + 1}`, '/users/9999999999'])(
+    "an id past 32 bits in a path, %s, is the contract's 400",
+    async (path) => {
+      const res = await sut.api.get(path);
+      expect(res.status).toBe(400);
+      expect(res.body.errors.map((error: { path: string }) => error.path)).toContain('/id');
+      expect((await sut.api.get(`/users/${INT32_MAX}`)).status).toBe(404);
+    },
+  );
 
   test.each([
     ['/users?q=a%00b', '/q'],
     ['/users?email=a%00@example.com', '/email'],
     ['/api/users?q=%00', '/q'],
-  ])('a NUL in a filter, %s, is the contract\'s 400', async (path, parameter) => {
+  ])("a NUL in a filter, %s, is the contract's 400", async (path, parameter) => {
     const res = await sut.api.get(path);
     expect(res.status).toBe(400);
     expect(res.body.errors.map((error: { path: string }) => error.path)).toContain(parameter);
   });
 
-  test('a NUL in a field of a body is the contract\'s 422', async () => {
+  test("a NUL in a field of a body is the contract's 422", async () => {
     const res = await sut.api.post('/users', buildUserInput({ lastName: 'By\u0000ron' }));
     expect(res.status).toBe(422);
     expect(res.body.errors.map((error: { path: string }) => error.path)).toContain('/lastName');

@@ -51,7 +51,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const CALLER_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CALLER_SPAN = 'b7ad6b7169203331';
 
-test('a span per request, continuing the caller\'s traceparent and returning its own, with a span per store query under it', async () => {
+test("a span per request, continuing the caller's traceparent and returning its own, with a span per store query under it", async () => {
   const collector = await startCollector();
   const logFile = join(scratch, 'server.log');
   const secretName = 'Ottoline Quartermaine';
@@ -82,7 +82,9 @@ test('a span per request, continuing the caller\'s traceparent and returning its
     const everything = JSON.stringify(collector.spans);
     for (const secret of [TEST_CREDENTIALS.password, 'Basic ', secretName, 'ottoline@example.com']) expect(everything).not.toContain(secret);
     // The access log names the trace of each request.
-    const line = readFileSync(logFile, 'utf8').split('\n').find((text) => text.includes('"msg":"request"') && text.includes('"path":"/users/2"'))!;
+    const line = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .find((text) => text.includes('"msg":"request"') && text.includes('"path":"/users/2"'))!;
     expect(JSON.parse(line)).toMatchObject({ traceId: CALLER_TRACE, operationId: 'getUser' });
   } finally {
     collector.server.close();

@@ -18,7 +18,9 @@ async function withoutCount(server: TestServer, dialect: Dialect): Promise<void>
   const drops =
     dialect === 'sqlite'
       ? ['drop trigger users_counted_insert', 'drop trigger users_counted_delete', 'drop table user_count']
-      : ['insert', 'delete'].flatMap((change) => [`drop trigger users_counted_${change} on users`, `drop function users_counted_${change}()`]).concat('drop table user_count');
+      : ['insert', 'delete']
+          .flatMap((change) => [`drop trigger users_counted_${change} on users`, `drop function users_counted_${change}()`])
+          .concat('drop table user_count');
   for (const statement of drops) await sql.raw(statement).execute(db);
   await sql`delete from kysely_migration where name = '2026-11-23-04-count-users'`.execute(db);
 }
@@ -50,10 +52,16 @@ describeEachDialect((dialect) => {
 
   test('a create that is rolled back leaves the total as it was', async () => {
     const before = await totalOf(sut.api);
-    const failing = sut.server.database.write(async (trx) => {
-      await trx.insertInto('users').values(newUserRow({ firstName: 'Roll', lastName: 'Back', email: 'roll.back@example.com' }, 'x')).execute();
-      throw new Error('the unit fails after its insert');
-    }, { atomic: true });
+    const failing = sut.server.database.write(
+      async (trx) => {
+        await trx
+          .insertInto('users')
+          .values(newUserRow({ firstName: 'Roll', lastName: 'Back', email: 'roll.back@example.com' }, 'x'))
+          .execute();
+        throw new Error('the unit fails after its insert');
+      },
+      { atomic: true },
+    );
     await expect(failing).rejects.toThrow('the unit fails after its insert');
     expect(await totalOf(sut.api)).toBe(before);
     expect(await storedCount(sut.server)).toBe(before);
@@ -77,7 +85,10 @@ describeEachDialect((dialect) => {
       await withoutSortKeys(first.database.db, dialect);
       await withoutCount(first, dialect);
       // Users created while no trigger counts them.
-      await insertWithoutKeys(first.database.db, Array.from({ length: 21 }, (_, i) => ({ firstName: 'Earlier', lastName: `N${i}`, email: `earlier${i}@example.com` })));
+      await insertWithoutKeys(
+        first.database.db,
+        Array.from({ length: 21 }, (_, i) => ({ firstName: 'Earlier', lastName: `N${i}`, email: `earlier${i}@example.com` })),
+      );
       await first.stop();
       const again = await startTestServer({ dialect, store: first.store });
       try {

@@ -24,7 +24,7 @@ const TEAM = [
   { firstName: 'Katherine', lastName: 'Johnson', email: 'katherine@nasa.example' },
 ];
 
-test('a new store starts with the file\'s users, ids from 1 in its order, instead of the demo users', async () => {
+test("a new store starts with the file's users, ids from 1 in its order, instead of the demo users", async () => {
   const server = await startTestServer({ env: { SEED_DEMO_DATA: 'true', USERS_FILE: usersFile('team.json', TEAM) } });
   try {
     const api = httpClient(server.url);
@@ -35,7 +35,7 @@ test('a new store starts with the file\'s users, ids from 1 in its order, instea
   }
 });
 
-test('the sandbox resets to the file\'s users', async () => {
+test("the sandbox resets to the file's users", async () => {
   const server = await startTestServer({ env: { SANDBOX: 'true', DATABASE_URL: 'sqlite::memory:', USERS_FILE: usersFile('sandbox.json', TEAM) } });
   try {
     const api = httpClient(server.url);
@@ -49,7 +49,12 @@ test('the sandbox resets to the file\'s users', async () => {
 });
 
 test.each([
-  ['users that break the contract', 'bad.json', [TEAM[0], { firstName: 'Alan', email: 'not-an-address' }, { ...TEAM[2], admin: true }], /^Could not start: USERS_FILE bad\.json does not match the contract's UserInput: user 2: \/lastName is required; user 2: \/email must be an e-mail address such as .*; user 3: \/admin is not allowed\.$/],
+  [
+    'users that break the contract',
+    'bad.json',
+    [TEAM[0], { firstName: 'Alan', email: 'not-an-address' }, { ...TEAM[2], admin: true }],
+    /^Could not start: USERS_FILE bad\.json does not match the contract's UserInput: user 2: \/lastName is required; user 2: \/email must be an e-mail address such as .*; user 3: \/admin is not allowed\.$/,
+  ],
   ['text that is not JSON', 'broken.json', '[{"firstName": "Grace",', /^Could not start: USERS_FILE broken\.json is not JSON \(.+\)\.$/],
   ['JSON that is not a list', 'object.json', { users: TEAM }, /^Could not start: USERS_FILE object\.json must hold a JSON array of users/],
 ])('%s: the start stops with one line that says what is wrong', async (_case, name, content, line) => {
@@ -57,5 +62,7 @@ test.each([
 });
 
 test('a file that is not there: the start stops and names it', async () => {
-  await expect(startTestServer({ env: { USERS_FILE: join(dir, 'missing.json') } })).rejects.toThrow('Could not start: USERS_FILE missing.json cannot be read (ENOENT).');
+  await expect(startTestServer({ env: { USERS_FILE: join(dir, 'missing.json') } })).rejects.toThrow(
+    'Could not start: USERS_FILE missing.json cannot be read (ENOENT).',
+  );
 });

@@ -50,7 +50,10 @@ test('every commit of another connection of this process is a new version, each 
 
 test('a commit of another process is a new version', () => {
   const before = index!.read();
-  execFileSync(process.execPath, ['-e', `const D = require('better-sqlite3'); new D(${JSON.stringify(file)}).prepare("insert into users (name) values ('elsewhere')").run()`]);
+  execFileSync(process.execPath, [
+    '-e',
+    `const D = require('better-sqlite3'); new D(${JSON.stringify(file)}).prepare("insert into users (name) values ('elsewhere')").run()`,
+  ]);
   expect(index!.read()).not.toBe(before);
 });
 

@@ -73,7 +73,11 @@ test('every counted write answers with its budget, problems too, so a client can
     await write('/users', { method: 'POST', json: { firstName: '' } }, 422);
     expect(budgets).toEqual(['4', '3', '2', '1', '0']);
     // A browser app may read the budget of an answer that succeeded, not only of a refusal.
-    const seen = await checked(server.url, `/users/${created.body.id}`, { from: '127.0.0.7', method: 'DELETE', headers: { origin: 'https://app.example.com' } });
+    const seen = await checked(server.url, `/users/${created.body.id}`, {
+      from: '127.0.0.7',
+      method: 'DELETE',
+      headers: { origin: 'https://app.example.com' },
+    });
     expect(seen.status).toBe(204);
     expect(String(seen.headers['access-control-expose-headers'])).toMatch(/\bRateLimit\b/);
   }));

@@ -50,7 +50,31 @@ const headerize = (text: string) => trimmedForHeader(text.replace(/[\r\n\v\f]/g,
 export const sendableInHeader = (text: string) => /^[\t\x20-\x7e\x80-\xff]*$/.test(text) && trimmedForHeader(text) === text;
 
 /** Characters that trip up storage and text handling: NUL and other controls, separators, BOM, marks, astral. */
-const NASTY = fc.constantFrom('a', '\u0000', '\u0001', '\u001f', '\u007f', '\u0085', '\u00a0', '\u2028', '\u2029', '\u200b', '\u200e', '\ufeff', '\u0301', '\uffff', '\u{1f600}', '\u{10ffff}', "'", '"', '\\', '%', '<', ' ', 'É');
+const NASTY = fc.constantFrom(
+  'a',
+  '\u0000',
+  '\u0001',
+  '\u001f',
+  '\u007f',
+  '\u0085',
+  '\u00a0',
+  '\u2028',
+  '\u2029',
+  '\u200b',
+  '\u200e',
+  '\ufeff',
+  '\u0301',
+  '\uffff',
+  '\u{1f600}',
+  '\u{10ffff}',
+  "'",
+  '"',
+  '\\',
+  '%',
+  '<',
+  ' ',
+  'É',
+);
 
 /** Arbitrary strings of the given carrier, with lengths counted in code points. */
 function text(carrier: Carrier, minLength: number, maxLength: number): fc.Arbitrary<string> {
@@ -74,10 +98,7 @@ function text(carrier: Carrier, minLength: number, maxLength: number): fc.Arbitr
 function unknownKey(known: readonly string[]): fc.Arbitrary<string> {
   const lookAlikes = known.flatMap((k) => [k.toUpperCase(), `${k} `, `_${k}`, `${k}2`]);
   return fc
-    .oneof(
-      fc.string({ minLength: 0, maxLength: 12 }),
-      fc.constantFrom('id', 'createdAt', 'version', '__proto__', 'constructor', 'admin', ...lookAlikes),
-    )
+    .oneof(fc.string({ minLength: 0, maxLength: 12 }), fc.constantFrom('id', 'createdAt', 'version', '__proto__', 'constructor', 'admin', ...lookAlikes))
     .filter((k) => !known.includes(k));
 }
 
@@ -232,12 +253,20 @@ export function schemaArbitraries(contract: Contract) {
           ? fc
               .tuple(fc.integer({ min: max + 1, max: max + 40 }), fc.constantFrom('example.com', 'x.io'))
               .map(([length, domain]) => `${'b'.repeat(length - domain.length - 1)}@${domain}`)
-          : fc.oneof(text(carrier, max + 1, max + 30), fc.integer({ min: max + 1, max: max + 30 }).map((n) => 'x'.repeat(n)), ...(regex ? [stretched(regex, max + 1, carrier)] : []));
+          : fc.oneof(
+              text(carrier, max + 1, max + 30),
+              fc.integer({ min: max + 1, max: max + 30 }).map((n) => 'x'.repeat(n)),
+              ...(regex ? [stretched(regex, max + 1, carrier)] : []),
+            );
       out.push({ constraint: `longer than ${max}`, value: longer.filter((s) => lengthOf(s) > max && keepsOthers(s, 'max')) });
     }
     if (regex && !patternIsFormat) {
       // Blank text breaks "must contain a non-blank character"; odd characters break most other patterns.
-      const blank = fc.string({ unit: fc.constantFrom(' ', '\t', ...(carrier === 'header' ? [] : ['\n', '\r', '\u00a0', '\u2003', '\u3000', '\ufeff'])), minLength: 1, maxLength: 20 });
+      const blank = fc.string({
+        unit: fc.constantFrom(' ', '\t', ...(carrier === 'header' ? [] : ['\n', '\r', '\u00a0', '\u2003', '\u3000', '\ufeff'])),
+        minLength: 1,
+        maxLength: 20,
+      });
       const odd = fc.string({ unit: fc.constantFrom('a', '"', ' ', 'é', '\u007f', ',', 'W/', '*', '\\'), minLength: 1, maxLength: 20 });
       // At most 512 characters: 8,192 random characters of a long parameter (a cursor), percent-encoded, make
       // a request line longer than any server reads (431), which says nothing of the pattern.
@@ -293,10 +322,16 @@ export function schemaArbitraries(contract: Contract) {
         out.push({ constraint: at(`fewer than ${schema.minItems} items`), value: fc.array(valid(schema.items ?? {}), { maxLength: schema.minItems - 1 }) });
       }
       if (typeof schema.maxItems === 'number') {
-        out.push({ constraint: at(`more than ${schema.maxItems} items`), value: fc.array(valid(schema.items ?? {}), { minLength: schema.maxItems + 1, maxLength: schema.maxItems + 3 }) });
+        out.push({
+          constraint: at(`more than ${schema.maxItems} items`),
+          value: fc.array(valid(schema.items ?? {}), { minLength: schema.maxItems + 1, maxLength: schema.maxItems + 3 }),
+        });
       }
       for (const item of violations(schema.items ?? {}, `${label}[]`)) {
-        out.push({ constraint: item.constraint, value: fc.tuple(fc.array(valid(schema.items ?? {}), { maxLength: 2 }), item.value).map(([items, bad]) => [...items, bad]) });
+        out.push({
+          constraint: item.constraint,
+          value: fc.tuple(fc.array(valid(schema.items ?? {}), { maxLength: 2 }), item.value).map(([items, bad]) => [...items, bad]),
+        });
       }
     } else if (schema.type === 'object' || schema.properties) {
       const properties = (schema.properties ?? {}) as Record<string, unknown>;
@@ -353,7 +388,9 @@ export function schemaArbitraries(contract: Contract) {
       if (typeof schema.minimum === 'number') {
         out.push({
           constraint: `below minimum ${min}`,
-          value: fc.oneof(fc.integer({ min: Math.max(INT32_MIN, min - 1000), max: min - 1 }), fc.bigInt({ min: -(10n ** 30n), max: BigInt(min - 1) })).map(String),
+          value: fc
+            .oneof(fc.integer({ min: Math.max(INT32_MIN, min - 1000), max: min - 1 }), fc.bigInt({ min: -(10n ** 30n), max: BigInt(min - 1) }))
+            .map(String),
         });
       }
       if (typeof schema.maximum === 'number') {

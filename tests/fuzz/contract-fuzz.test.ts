@@ -81,7 +81,10 @@ interface SentRequest {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
-  return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`;
+  return `{${Object.keys(value)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
+    .join(',')}}`;
 }
 
 const describeRequest = (r: SentRequest) =>
@@ -113,7 +116,13 @@ const IDEMPOTENCY_KEY = 'idempotency-key';
 // ---------------------------------------------------------------------------------------------------------
 // Valid plans.
 
-const opaqueTag = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).filter((c) => c !== 0x22).map((c) => String.fromCharCode(c)), maxLength: 12 });
+const opaqueTag = fc.string({
+  unit: fc
+    .integer({ min: 0x21, max: 0x7e })
+    .filter((c) => c !== 0x22)
+    .map((c) => String.fromCharCode(c)),
+  maxLength: 12,
+});
 const entityTag: fc.Arbitrary<EntityTag> = fc.record({ weak: fc.boolean(), opaque: opaqueTag });
 const tagSeparator = fc.constantFrom(',', ', ', ' ,', ' , ', ',\t', '\t, ');
 
@@ -142,7 +151,9 @@ function validPathSlot(route: Route, param: Parameter): fc.Arbitrary<PathSlot> {
  * operation refuses (`x-foreign-parameters`: `_page`, `id`) are not among them.
  */
 function unknownQuery(route: Route): fc.Arbitrary<Array<[string, string]>> {
-  const declared = parametersOf(route).filter((p) => p.in === 'query').map((p) => p.name);
+  const declared = parametersOf(route)
+    .filter((p) => p.in === 'query')
+    .map((p) => p.name);
   const foreign = contract.operation(route.operationId).foreignParameters?.names ?? [];
   const name = fc.string({ minLength: 1, maxLength: 8 }).filter((n) => !declared.includes(n) && !foreign.includes(n));
   return fc.array(fc.tuple(name, fc.string({ maxLength: 8 })), { maxLength: 2 });
@@ -257,11 +268,26 @@ function invalidCases(route: Route): InvalidCase[] {
   if (route.security.length > 0) {
     const { username, password } = TEST_CREDENTIALS;
     const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64');
-    const credentials = fc.tuple(fc.string({ unit: 'grapheme', maxLength: 12 }).filter((u) => !u.includes(':')), fc.string({ unit: 'grapheme', maxLength: 20 }));
+    const credentials = fc.tuple(
+      fc.string({ unit: 'grapheme', maxLength: 12 }).filter((u) => !u.includes(':')),
+      fc.string({ unit: 'grapheme', maxLength: 20 }),
+    );
     const authCases: Array<[string, fc.Arbitrary<string | undefined>]> = [
       ['no Authorization header', fc.constant(undefined)],
-      ['wrong password', fc.string({ unit: 'grapheme', maxLength: 20 }).filter((p) => p !== password).map((p) => basicAuth(username, p).authorization)],
-      ['wrong user name', fc.string({ unit: 'grapheme', maxLength: 12 }).filter((u) => u !== username && !u.includes(':')).map((u) => basicAuth(u, password).authorization)],
+      [
+        'wrong password',
+        fc
+          .string({ unit: 'grapheme', maxLength: 20 })
+          .filter((p) => p !== password)
+          .map((p) => basicAuth(username, p).authorization),
+      ],
+      [
+        'wrong user name',
+        fc
+          .string({ unit: 'grapheme', maxLength: 12 })
+          .filter((u) => u !== username && !u.includes(':'))
+          .map((u) => basicAuth(u, password).authorization),
+      ],
       ['other credentials', credentials.filter(([u, p]) => u !== username || p !== password).map(([u, p]) => basicAuth(u, p).authorization)],
       [
         'malformed Authorization',
@@ -273,7 +299,11 @@ function invalidCases(route: Route): InvalidCase[] {
       ],
     ];
     for (const [label, header] of authCases) {
-      cases.push({ label: `credentials: ${label}`, expected: [401], plan: fc.tuple(base, header).map(([plan, value]) => ({ ...plan, auth: { kind: 'header', value } })) });
+      cases.push({
+        label: `credentials: ${label}`,
+        expected: [401],
+        plan: fc.tuple(base, header).map(([plan, value]) => ({ ...plan, auth: { kind: 'header', value } })),
+      });
     }
   }
 
@@ -288,14 +318,27 @@ function invalidCases(route: Route): InvalidCase[] {
       [
         'body not declared as application/json',
         415,
-        fc.tuple(validJson, fc.constantFrom(undefined, 'text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'application/jsonx', 'json')).map(
-          ([text, contentType]): BodyPlan => ({ kind: 'raw', text, ...(contentType ? { contentType } : {}) }),
-        ),
+        fc
+          .tuple(
+            validJson,
+            fc.constantFrom(
+              undefined,
+              'text/plain',
+              'application/x-www-form-urlencoded',
+              'application/xml',
+              'multipart/form-data; boundary=x',
+              'application/jsonx',
+              'json',
+            ),
+          )
+          .map(([text, contentType]): BodyPlan => ({ kind: 'raw', text, ...(contentType ? { contentType } : {}) })),
       ],
       [
         'body is truncated JSON',
         400,
-        fc.tuple(validJson, fc.nat()).map(([text, cut]): BodyPlan => ({ kind: 'raw', text: text.slice(0, 1 + (cut % Math.max(1, text.length - 1))), contentType: 'application/json' })),
+        fc
+          .tuple(validJson, fc.nat())
+          .map(([text, cut]): BodyPlan => ({ kind: 'raw', text: text.slice(0, 1 + (cut % Math.max(1, text.length - 1))), contentType: 'application/json' })),
       ],
       [
         'body is not JSON at all',
@@ -367,8 +410,7 @@ async function materialize(route: Route, plan: Plan): Promise<SentRequest> {
       // The path is the broken part: there is no user to read an ETag from, so send the other tags alone.
       const tags = plan.ifMatch.kind === 'current' ? plan.ifMatch.others : plan.ifMatch.tags;
       headers['If-Match'] = tags.length === 0 ? '*' : tags.map(formatTag).join(plan.ifMatch.separator);
-    }
-    else {
+    } else {
       const get = getRouteFor(route);
       if (!get) throw new Error(`${route.operationId} takes If-Match but its path has no GET to read the ETag`);
       const current = await sut.api.get(path);
@@ -397,7 +439,13 @@ async function materialize(route: Route, plan: Plan): Promise<SentRequest> {
     body = plan.body.text;
     if (plan.body.contentType) headers['Content-Type'] = plan.body.contentType;
   }
-  return { method: route.method, url: query ? `${path}?${query}` : path, headers, ...(body !== undefined ? { body } : {}), ...(targetId !== undefined ? { targetId } : {}) };
+  return {
+    method: route.method,
+    url: query ? `${path}?${query}` : path,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+    ...(targetId !== undefined ? { targetId } : {}),
+  };
 }
 
 /** Sends a request through the contract-checking client; any failure names the request. */
@@ -440,7 +488,9 @@ function checkRejection(route: Route, request: SentRequest, res: TestResponse, e
 function splitName(name: string) {
   const trimmed = name.trim();
   const space = /\s+/.exec(trimmed);
-  return space ? { first_name: trimmed.slice(0, space.index), last_name: trimmed.slice(space.index + space[0].length) } : { first_name: trimmed, last_name: '' };
+  return space
+    ? { first_name: trimmed.slice(0, space.index), last_name: trimmed.slice(space.index + space[0].length) }
+    : { first_name: trimmed, last_name: '' };
 }
 
 /** What else a 2xx must satisfy, for the operations whose meaning the README spells out. */
@@ -555,7 +605,8 @@ async function runInvalid(route: Route, plan: Plan, expected: readonly number[])
   const res = await send(request);
   checkRejection(route, request, res, expected);
   const after = await snapshot(request);
-  if (canonical(after) !== canonical(before)) fail(request, res, `the rejected request changed the store: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+  if (canonical(after) !== canonical(before))
+    fail(request, res, `the rejected request changed the store: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
 }
 
 const assertProperty = <Ts extends [unknown]>(property: fc.IAsyncProperty<Ts>, numRuns: number) => fc.assert(property, { seed: SEED, numRuns });
@@ -566,16 +617,24 @@ const assertProperty = <Ts extends [unknown]>(property: fc.IAsyncProperty<Ts>, n
 function fuzzOperations(full: boolean) {
   describe.each(served.map((route) => [`${route.method} ${route.path} (${route.operationId})`, route] as const))('%s', (_name, route) => {
     test('valid requests are accepted with a 2xx (or, when If-None-Match holds the current ETag, a 304)', async () => {
-      await assertProperty(fc.asyncProperty(validPlan(route), (plan) => runValid(route, plan)), VALID_RUNS);
+      await assertProperty(
+        fc.asyncProperty(validPlan(route), (plan) => runValid(route, plan)),
+        VALID_RUNS,
+      );
     });
     if (!full) return;
 
     const ifMatch = parametersOf(route).find((p) => p.in === 'header' && p.name.toLowerCase() === IF_MATCH);
     if (ifMatch) {
       test('a well-formed If-Match without the current ETag gets 412 and changes nothing', async () => {
-        const stale = fc.record({ tags: fc.array(entityTag, { minLength: 1, maxLength: 4 }), separator: tagSeparator }).map((r): IfMatchPlan => ({ kind: 'stale', ...r }));
+        const stale = fc
+          .record({ tags: fc.array(entityTag, { minLength: 1, maxLength: 4 }), separator: tagSeparator })
+          .map((r): IfMatchPlan => ({ kind: 'stale', ...r }));
         const plans = fc.tuple(validPlan(route), stale).map(([plan, ifMatch]) => ({ ...plan, ifMatch, idempotencyKey: undefined }));
-        await assertProperty(fc.asyncProperty(plans, (plan) => runInvalid(route, plan, [412])), INVALID_RUNS);
+        await assertProperty(
+          fc.asyncProperty(plans, (plan) => runInvalid(route, plan, [412])),
+          INVALID_RUNS,
+        );
       });
     }
 
@@ -605,7 +664,10 @@ function fuzzOperations(full: boolean) {
     const cases = invalidCases(route);
     if (cases.length > 0) {
       test.each(cases.map((c) => [c.label, c.expected.join('/'), c] as const))('invalid, %s → %s problem+json', async (_label, _status, c) => {
-        await assertProperty(fc.asyncProperty(c.plan, (plan) => runInvalid(route, plan, c.expected)), INVALID_RUNS);
+        await assertProperty(
+          fc.asyncProperty(c.plan, (plan) => runInvalid(route, plan, c.expected)),
+          INVALID_RUNS,
+        );
       });
     }
   });

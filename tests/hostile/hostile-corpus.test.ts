@@ -37,7 +37,23 @@ interface CorpusEntry {
   readonly mayClose?: boolean;
 }
 
-const ENTRY_KEYS = new Set(['name', 'method', 'target', 'version', 'headers', 'rawHeaders', 'host', 'body', 'bodyBase64', 'contentLength', 'raw', 'rawBase64', 'halfClose', 'pipelined', 'mayClose']);
+const ENTRY_KEYS = new Set([
+  'name',
+  'method',
+  'target',
+  'version',
+  'headers',
+  'rawHeaders',
+  'host',
+  'body',
+  'bodyBase64',
+  'contentLength',
+  'raw',
+  'rawBase64',
+  'halfClose',
+  'pipelined',
+  'mayClose',
+]);
 const REQUEST_TIMEOUT_MS = 3000;
 /** How long to wait for further responses after the first (entries with several messages, or that send EOF). */
 const PIPELINE_LINGER_MS = 400;
@@ -242,24 +258,30 @@ describe('hostile corpus', () => {
   });
 
   describe('every request is answered below 500, every 4xx as problem+json', () => {
-    test.each(corpus.map((entry) => [entry.name, entry] as const))('%s', async (_name, entry) => {
-      const request = requestBytes(entry, sut.server.port);
-      const head = entry.raw === undefined && entry.rawBase64 === undefined && entry.method === 'HEAD';
-      const exchange = await sendRaw(request, {
-        port: sut.server.port,
-        timeoutMs: REQUEST_TIMEOUT_MS,
-        halfClose: entry.halfClose === true,
-        head,
-        // After EOF from us a server might still write: wait for stray responses there too.
-        lingerMs: entry.pipelined || entry.halfClose ? PIPELINE_LINGER_MS : 0,
-      });
-      const problems = exchangeViolations(entry, exchange, head);
-      trace(entry, exchange, problems);
-      if (problems.length > 0) {
-        failures.push({ name: entry.name, problems });
-        throw new Error([`${entry.name}${entry.mayClose ? ' (mayClose)' : ''}`, ...problems.map((p) => `  - ${p}`), describeExchange(request, exchange)].join('\n'));
-      }
-    }, 10_000);
+    test.each(corpus.map((entry) => [entry.name, entry] as const))(
+      '%s',
+      async (_name, entry) => {
+        const request = requestBytes(entry, sut.server.port);
+        const head = entry.raw === undefined && entry.rawBase64 === undefined && entry.method === 'HEAD';
+        const exchange = await sendRaw(request, {
+          port: sut.server.port,
+          timeoutMs: REQUEST_TIMEOUT_MS,
+          halfClose: entry.halfClose === true,
+          head,
+          // After EOF from us a server might still write: wait for stray responses there too.
+          lingerMs: entry.pipelined || entry.halfClose ? PIPELINE_LINGER_MS : 0,
+        });
+        const problems = exchangeViolations(entry, exchange, head);
+        trace(entry, exchange, problems);
+        if (problems.length > 0) {
+          failures.push({ name: entry.name, problems });
+          throw new Error(
+            [`${entry.name}${entry.mayClose ? ' (mayClose)' : ''}`, ...problems.map((p) => `  - ${p}`), describeExchange(request, exchange)].join('\n'),
+          );
+        }
+      },
+      10_000,
+    );
   });
 
   describe('after the whole corpus', () => {

@@ -11,7 +11,13 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 async function waitForServing(url: string, deadline = Date.now() + 60_000): Promise<void> {
   while (Date.now() < deadline) {
-    if (await fetch(url).then(() => true, () => false)) return;
+    if (
+      await fetch(url).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`nothing answered at ${url}`);
@@ -26,19 +32,23 @@ function startMake(target: string, variables: string[], env: Record<string, stri
 test.each([
   ['static examples', '', (body: any) => expect(body.data.first_name).toBe('Tobias')],
   ['generated data (MOCK_DYNAMIC=1)', 'MOCK_DYNAMIC=1', (body: any) => expect(typeof body.data.first_name).toBe('string')],
-])('make mock serves %s', async (_case, flag, expectBody) => {
-  const port = await freePort();
-  const make = startMake('mock', [`MOCK_PORT=${port}`, ...(flag ? [flag] : [])]);
-  try {
-    const baseUrl = `http://127.0.0.1:${port}`;
-    await waitForServing(`${baseUrl}/users`);
-    const response = await contractCheckingFetch(baseUrl)(new Request(`${baseUrl}/api/users/2`));
-    expect(response.status).toBe(200);
-    expectBody(await response.json());
-  } finally {
-    make.stop();
-  }
-}, 90_000);
+])(
+  'make mock serves %s',
+  async (_case, flag, expectBody) => {
+    const port = await freePort();
+    const make = startMake('mock', [`MOCK_PORT=${port}`, ...(flag ? [flag] : [])]);
+    try {
+      const baseUrl = `http://127.0.0.1:${port}`;
+      await waitForServing(`${baseUrl}/users`);
+      const response = await contractCheckingFetch(baseUrl)(new Request(`${baseUrl}/api/users/2`));
+      expect(response.status).toBe(200);
+      expectBody(await response.json());
+    } finally {
+      make.stop();
+    }
+  },
+  90_000,
+);
 
 test('make sandbox serves the demo data with its controls, on SANDBOX_PORT', async () => {
   const port = await freePort();
@@ -96,7 +106,8 @@ test('make run takes a hashed password from the environment instead of the devel
   try {
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitForServing(`${baseUrl}/healthz`);
-    const as = (password: string) => fetch(`${baseUrl}/protected-resource`, { headers: { Authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` } });
+    const as = (password: string) =>
+      fetch(`${baseUrl}/protected-resource`, { headers: { Authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` } });
     expect((await as('a hashed secret')).status).toBe(200);
     expect((await as('dev-password')).status).toBe(401);
   } finally {

@@ -24,7 +24,7 @@ describe('where Prism is not the server (docs/frontend.md)', () => {
     expect(res.headers.get('link')).toContain('rel="next"');
   });
 
-  test('the client\'s pages() still ends: it stops at a next page it has read', async () => {
+  test("the client's pages() still ends: it stops at a next page it has read", async () => {
     const client = createUserRecordsClient({ baseUrl: prism.url });
     let read = 0;
     for await (const { items } of pages(client, '/api/users', { per_page: 6 })) {
@@ -54,7 +54,7 @@ describe('where Prism is not the server (docs/frontend.md)', () => {
     expect(await coded.json()).toMatchObject({ type: 'urn:user-records:problem:invalid-parameter', instance: '/users/abc' });
   });
 
-  test('a body that is not JSON gets Prism\'s own 400', async () => {
+  test("a body that is not JSON gets Prism's own 400", async () => {
     const res = await fetch(`${prism.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{' });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: { code: 'invalid_json', message: 'Invalid JSON' } });

@@ -16,7 +16,12 @@ describeScenarios('sandbox', () => ({ baseUrl: sandbox.url, credentials: TEST_CR
 test('a body that never ends is refused at the size limit, not read to its end', async () => {
   const chunk = new TextEncoder().encode(`{"firstName":"${'x'.repeat(16 * 1024)}`);
   const endless = new ReadableStream<Uint8Array>({ pull: (controller) => controller.enqueue(chunk) });
-  const response = await fetch(`${sandbox.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: endless, duplex: 'half' } as RequestInit);
+  const response = await fetch(`${sandbox.url}/users`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: endless,
+    duplex: 'half',
+  } as RequestInit);
   expect(response.status).toBe(413);
   expect(await response.json()).toMatchObject({ status: 413 });
 }, 30_000);

@@ -138,7 +138,10 @@ export function describeScenarios(kind: TargetKind, target: () => ScenarioTarget
       const { error, response } = await client.POST('/api/users', { body: { name: 'A B', email: 'not-an-email' }, headers });
       expect(response.status).toBe(422);
       expect(error).toMatchObject({ status: 422, type: 'urn:user-records:problem:validation-failed' });
-      expect(error!.errors).toContainEqual({ path: '/email', message: 'must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses)' });
+      expect(error!.errors).toContainEqual({
+        path: '/email',
+        message: 'must be an e-mail address such as ann@example.com (a domain with a dot; no quotes or IP addresses)',
+      });
     });
 
     test('a body that is not JSON is a 415 problem', async () => {

@@ -19,14 +19,16 @@ function inTransaction(store: TestStore, sql: string, count: number, values: (i:
 /** Adds `count` users to a migrated SQLite store. */
 export function seedUsers(store: TestStore, count: number): void {
   const now = new Date().toISOString();
-  const sql = 'INSERT INTO users (first_name, first_name_key, last_name, last_name_key, email, email_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
+  const sql =
+    'INSERT INTO users (first_name, first_name_key, last_name, last_name_key, email, email_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
   inTransaction(store, sql, count, (i) => [`Bulk${i}`, `bulk${i}`, 'User', 'user', `bulk${i}@example.com`, `bulk${i}@example.com`, now, now]);
 }
 
 /** Adds `count` idempotency keys that expired a day ago to a migrated SQLite store. */
 export function seedExpiredKeys(store: TestStore, count: number): void {
   const past = new Date(Date.now() - 86_400_000).toISOString();
-  const sql = "INSERT INTO idempotency_keys (client, key, fingerprint, state, locked_until, expires_at, created_at) VALUES ('127.0.0.1', ?, 'f', 'done', ?, ?, ?)";
+  const sql =
+    "INSERT INTO idempotency_keys (client, key, fingerprint, state, locked_until, expires_at, created_at) VALUES ('127.0.0.1', ?, 'f', 'done', ?, ?, ?)";
   inTransaction(store, sql, count, (i) => [`expired-${i}`, past, past, past]);
 }
 
@@ -74,7 +76,8 @@ export function variedUser(i: number): [first: string, last: string, email: stri
 export async function seedVariedUsers(store: TestStore, count: number): Promise<void> {
   const now = new Date().toISOString();
   if (store.sqliteFile !== undefined) {
-    const sql = 'INSERT INTO users (first_name, first_name_key, last_name, last_name_key, email, email_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
+    const sql =
+      'INSERT INTO users (first_name, first_name_key, last_name, last_name_key, email, email_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
     inTransaction(store, sql, count, (i) => {
       const [first, last, email] = variedUser(i);
       return [first, first.toLowerCase(), last, last.toLowerCase(), email, email, now, now];

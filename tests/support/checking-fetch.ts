@@ -14,7 +14,8 @@ export function contractCheckingFetch(baseUrl: string): (request: Request) => Pr
     if (text !== '' && /json/.test(contentType)) body = JSON.parse(text);
     const path = new URL(request.url).pathname.slice(mount.length);
     const operationId = findOperationId(request.method, path);
-    const violation = request.method === 'HEAD' ? undefined : contractViolation(operationId, { status: response.status, contentType, body, headers: response.headers });
+    const violation =
+      request.method === 'HEAD' ? undefined : contractViolation(operationId, { status: response.status, contentType, body, headers: response.headers });
     if (violation) {
       throw new Error(`${request.method} ${path} → ${response.status} breaks the contract: ${violation}\n${text}`);
     }

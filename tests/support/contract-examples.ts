@@ -49,8 +49,15 @@ export function collectExamples(): Example[] {
       for (const [name, raw] of Object.entries((media.examples ?? {}) as Record<string, any>)) {
         const example = contract.resolve<Record<string, any>>(raw);
         examples.push({
-          where, status, mediaType, name, schema: media.schema, value: example.value,
-          request: example['x-request'], condition: example['x-condition'], excerpt: example['x-excerpt'] === true,
+          where,
+          status,
+          mediaType,
+          name,
+          schema: media.schema,
+          value: example.value,
+          request: example['x-request'],
+          condition: example['x-condition'],
+          excerpt: example['x-excerpt'] === true,
         });
       }
     }
@@ -68,9 +75,9 @@ export function collectExamples(): Example[] {
   return examples;
 }
 
-
 /** The requests an example names, in order. */
-export const requestsOf = (example: Example): ExampleRequest[] => (example.request === undefined ? [] : Array.isArray(example.request) ? example.request : [example.request]);
+export const requestsOf = (example: Example): ExampleRequest[] =>
+  example.request === undefined ? [] : Array.isArray(example.request) ? example.request : [example.request];
 
 /** Whether an example shows what a server in sandbox mode answers (the MSW handlers answer the same). */
 export const inSandbox = (example: Example): boolean => requestsOf(example).some((request) => typeof request === 'object' && request.sandbox === true);

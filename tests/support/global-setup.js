@@ -37,7 +37,9 @@ async function findRedis() {
   } catch (error) {
     if (process.env.CI === 'true') throw new Error(`Redis is not reachable at ${url}, and under CI=true its tests must run: ${error.message}`);
     process.env.TEST_REDIS = 'unavailable';
-    console.warn(`\nRedis is not reachable at ${url} (${error.message}): the tests of limits shared through Redis are skipped. Set TEST_REDIS_URL to use another.\n`);
+    console.warn(
+      `\nRedis is not reachable at ${url} (${error.message}): the tests of limits shared through Redis are skipped. Set TEST_REDIS_URL to use another.\n`,
+    );
   }
 }
 

@@ -62,7 +62,13 @@ export async function startHAProxy(slots: { APP1: string; APP2: string; APP3: st
     });
   for (let tries = 0; ; tries++) {
     if (child.exitCode !== null) throw new Error(`HAProxy exited with ${child.exitCode}:\n${printed}`);
-    if (await command('show info').then((answer) => answer.includes('Name: HAProxy'), () => false)) break;
+    if (
+      await command('show info').then(
+        (answer) => answer.includes('Name: HAProxy'),
+        () => false,
+      )
+    )
+      break;
     if (tries > 100) throw new Error(`HAProxy did not start within 10 s:\n${printed}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -42,7 +42,12 @@ export function httpClient(baseUrl: string) {
     const decoded = text === '' ? undefined : /json/.test(contentType) ? JSON.parse(text) : text;
     if (!options.unchecked) {
       const pathOnly = new URL(`${baseUrl}${path}`).pathname.slice(mount.length);
-      const violation = contractViolation(findOperationId(method, pathOnly), { status: response.status, contentType, body: decoded, headers: response.headers });
+      const violation = contractViolation(findOperationId(method, pathOnly), {
+        status: response.status,
+        contentType,
+        body: decoded,
+        headers: response.headers,
+      });
       if (violation) throw new Error(`${method} ${path} → ${response.status} breaks the contract: ${violation}\n${text}`);
     }
     return { status: response.status, headers: response.headers, body: decoded as T, text };

@@ -22,7 +22,14 @@ export function byCodePoint(a: string, b: string): number {
   return x.length - y.length;
 }
 
-const NAMES: Readonly<Record<string, ListField>> = { id: 'id', email: 'email', firstName: 'firstName', lastName: 'lastName', first_name: 'firstName', last_name: 'lastName' };
+const NAMES: Readonly<Record<string, ListField>> = {
+  id: 'id',
+  email: 'email',
+  firstName: 'firstName',
+  lastName: 'lastName',
+  first_name: 'firstName',
+  last_name: 'lastName',
+};
 
 /** A `sort` parameter, in either shape's names, as the contract reads it: a field named again counts where it first appears. */
 export function parseSort(sort: string | null | undefined): ListSort {

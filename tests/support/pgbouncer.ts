@@ -60,7 +60,9 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
   );
   // PgBouncer refuses to run as root: as root, it runs as postgres and reads its files as that user.
   const asRoot = process.getuid?.() === 0;
-  const owner = asRoot ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) } : undefined;
+  const owner = asRoot
+    ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) }
+    : undefined;
   chmodSync(dir, 0o755);
   const child: ChildProcess = spawn('pgbouncer', [join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'pipe', 'pipe'], ...(owner ?? {}) });
   let printed = '';

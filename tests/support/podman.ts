@@ -54,15 +54,31 @@ export interface Container {
 
 /** Starts a container of the image with a read-only root, port 3000 published on a free loopback port; resolves once /readyz answers 200. */
 export async function startContainer(options: { volume: string; env?: Record<string, string>; readOnly?: boolean }): Promise<Container> {
-  const env = Object.entries({ BASIC_AUTH_USERNAME: 'admin', BASIC_AUTH_PASSWORD: 'container-test-pass', ...options.env }).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
-  const id = await podman('run', '-d', ...(options.readOnly === false ? [] : ['--read-only']), '-p', '127.0.0.1::3000', '-v', `${options.volume}:/data`, ...env, IMAGE);
+  const env = Object.entries({ BASIC_AUTH_USERNAME: 'admin', BASIC_AUTH_PASSWORD: 'container-test-pass', ...options.env }).flatMap(([key, value]) => [
+    '-e',
+    `${key}=${value}`,
+  ]);
+  const id = await podman(
+    'run',
+    '-d',
+    ...(options.readOnly === false ? [] : ['--read-only']),
+    '-p',
+    '127.0.0.1::3000',
+    '-v',
+    `${options.volume}:/data`,
+    ...env,
+    IMAGE,
+  );
   const url = `http://${(await podman('port', id, '3000/tcp')).split('\n')[0]}`;
   const logs = async () => {
     const { stdout, stderr } = await run('podman', ['logs', id], { env: ENV, maxBuffer: 64 * 1024 * 1024 });
     return stdout + stderr;
   };
   for (let tries = 0; ; tries++) {
-    const ready = await fetch(`${url}/readyz`).then((response) => response.status, () => 0);
+    const ready = await fetch(`${url}/readyz`).then(
+      (response) => response.status,
+      () => 0,
+    );
     if (ready === 200) return { id, url, logs };
     if (tries >= 300) throw new Error(`the container did not become ready within 30 s:\n${await logs()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -22,7 +22,10 @@ export interface AddressedRequest {
 }
 
 /** One request from a chosen local address, so that a test can be several clients. */
-export function requestFrom(url: string, { from, method = 'GET', headers = {}, json, newConnection = false, timeoutMs }: AddressedRequest): Promise<AddressedResponse> {
+export function requestFrom(
+  url: string,
+  { from, method = 'GET', headers = {}, json, newConnection = false, timeoutMs }: AddressedRequest,
+): Promise<AddressedResponse> {
   const body = json === undefined ? undefined : JSON.stringify(json);
   const allHeaders = body === undefined ? headers : { 'content-type': 'application/json', ...headers };
   return new Promise((resolve, reject) => {
@@ -47,4 +50,6 @@ export function requestFrom(url: string, { from, method = 'GET', headers = {}, j
 }
 
 /** `Authorization: Basic` for a user name and password. */
-export const basicHeader = (username: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}` });
+export const basicHeader = (username: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`,
+});

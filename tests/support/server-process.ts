@@ -87,7 +87,11 @@ async function listening(child: ChildProcess, output: () => string, exited: Prom
  * Runs `node dist/server/main.js` on the store until it exits by itself (a start that fails), killing it
  * after `withinMs`; resolves with its exit code and everything it printed.
  */
-export async function runServerToExit(store: TestStore, env: Record<string, string>, withinMs: number): Promise<{ code: number | NodeJS.Signals; output: string }> {
+export async function runServerToExit(
+  store: TestStore,
+  env: Record<string, string>,
+  withinMs: number,
+): Promise<{ code: number | NodeJS.Signals; output: string }> {
   const { child, output, exited } = spawnServer([process.execPath, MAIN], store, env);
   const timer = setTimeout(() => child.kill('SIGKILL'), withinMs);
   const code = await exited;
@@ -122,7 +126,11 @@ function spawnServer(command: readonly string[], store: TestStore, env: Record<s
 /** The processes `pid` started (a cluster primary's workers, npm's node), from ps. */
 export function childrenOf(pid: number): number[] {
   try {
-    return execFileSync('ps', ['--ppid', String(pid), '-o', 'pid=']).toString().trim().split(/\s+/).map(Number);
+    return execFileSync('ps', ['--ppid', String(pid), '-o', 'pid='])
+      .toString()
+      .trim()
+      .split(/\s+/)
+      .map(Number);
   } catch {
     return []; // ps exits 1 when there are none
   }

@@ -23,7 +23,10 @@ const REOPEN_AFTER_MS = 500;
  * Opens `connections` connections from `from` to `url` and sends part of a head on each; resolves once every
  * one has connected once. A header line goes out on each every `lineEveryMs`.
  */
-export async function startSlowHeads(url: string, { connections, from, lineEveryMs }: { connections: number; from: string; lineEveryMs: number }): Promise<SlowHeads> {
+export async function startSlowHeads(
+  url: string,
+  { connections, from, lineEveryMs }: { connections: number; from: string; lineEveryMs: number },
+): Promise<SlowHeads> {
   const live = new Set<Held>();
   const count = { tried: 0, refused: 0, timedOut: 0 };
   let stopped = false;

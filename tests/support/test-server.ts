@@ -102,10 +102,7 @@ export function useTestServer(options: TestServerOptions = {}): ServerUnderTest 
 }
 
 /** Runs `work` against a server of its own, then removes the server and its store. */
-export async function withTestServer<T>(
-  options: TestServerOptions,
-  work: (server: TestServer, api: HttpClient) => Promise<T>,
-): Promise<T> {
+export async function withTestServer<T>(options: TestServerOptions, work: (server: TestServer, api: HttpClient) => Promise<T>): Promise<T> {
   const server = await startTestServer(options);
   try {
     return await work(server, httpClient(server.url));

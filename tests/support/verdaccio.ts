@@ -60,14 +60,22 @@ export async function startRegistry(): Promise<Registry> {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   for (let tries = 0; ; tries++) {
     if (child.exitCode !== null) throw new Error(`Verdaccio exited with ${child.exitCode}:\n${printed}`);
-    if (await fetch(`${url}-/ping`).then((response) => response.ok, () => false)) break;
+    if (
+      await fetch(`${url}-/ping`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      break;
     if (tries > 300) throw new Error(`Verdaccio did not answer within 30 s:\n${printed}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
     url,
     publish(tarball) {
-      execFileSync('npm', ['publish', tarball, '--registry', url, '--userconfig', join(dir, '.npmrc'), '--loglevel=error'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync('npm', ['publish', tarball, '--registry', url, '--userconfig', join(dir, '.npmrc'), '--loglevel=error'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
     },
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');

@@ -32,7 +32,11 @@ function steadyWrites(server: ServerProcess) {
   let stopped = false;
   const done = (async () => {
     while (!stopped) {
-      const response = await fetch(`${server.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
+      const response = await fetch(`${server.url}/users`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(buildUserInput()),
+      });
       const body = (await response.json()) as { id: number };
       if (response.status === 201) acknowledged.push(body.id);
     }
@@ -79,19 +83,31 @@ describe('SQLite: npm run backup while the service writes, npm run restore', () 
   }, 60_000);
 
   test.each([
-    ['an existing file', async (dir: string) => ({ args: ['backup', join(dir, 'taken.sqlite')], prepare: () => writeFileSync(join(dir, 'taken.sqlite'), 'x') }), /^Could not back up: .*taken\.sqlite exists: name a new file \(a backup never overwrites one\)$/],
+    [
+      'an existing file',
+      async (dir: string) => ({ args: ['backup', join(dir, 'taken.sqlite')], prepare: () => writeFileSync(join(dir, 'taken.sqlite'), 'x') }),
+      /^Could not back up: .*taken\.sqlite exists: name a new file \(a backup never overwrites one\)$/,
+    ],
     ['no file named', async () => ({ args: ['backup'], prepare: () => undefined }), /^Could not back up: name the backup file: npm run backup -- <file>$/],
-    ['a file that is not a store', async (dir: string) => ({ args: ['restore', join(dir, 'notes.txt')], prepare: () => writeFileSync(join(dir, 'notes.txt'), 'not a database') }), /^Could not restore: .*notes\.txt (cannot be read as a store|fails SQLite's integrity check|cannot be opened).*$/],
-  ])('refuses %s in one line, and exits 1', async (_name, setup, line) => {
-    const { store } = each;
-    const dir = dirname(store.sqliteFile!);
-    const { args, prepare } = await setup(dir);
-    prepare();
-    const [tool, ...rest] = args;
-    const result = await command('npm', ['run', '--silent', tool!, ...(rest.length ? ['--', ...rest] : [])], { DATABASE_URL: store.url });
-    expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toMatch(line);
-  }, 30_000);
+    [
+      'a file that is not a store',
+      async (dir: string) => ({ args: ['restore', join(dir, 'notes.txt')], prepare: () => writeFileSync(join(dir, 'notes.txt'), 'not a database') }),
+      /^Could not restore: .*notes\.txt (cannot be read as a store|fails SQLite's integrity check|cannot be opened).*$/,
+    ],
+  ])(
+    'refuses %s in one line, and exits 1',
+    async (_name, setup, line) => {
+      const { store } = each;
+      const dir = dirname(store.sqliteFile!);
+      const { args, prepare } = await setup(dir);
+      prepare();
+      const [tool, ...rest] = args;
+      const result = await command('npm', ['run', '--silent', tool!, ...(rest.length ? ['--', ...rest] : [])], { DATABASE_URL: store.url });
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toMatch(line);
+    },
+    30_000,
+  );
 });
 
 (postgresSuperuserAvailable ? describe : describe.skip)('PostgreSQL: pg_dump while the service writes, pg_restore', () => {

@@ -26,25 +26,33 @@ const answered = (connection: Held) => connection.received.includes('"status":"o
 
 // Issue 24, item 6: Node's fetch with 64 requests in flight opened up to 100 sockets, and 8-13 of 200 creates
 // got 503 too-many-connections on PostgreSQL, while most of those sockets sat idle.
-(postgresAvailable ? test : test.skip)("Node's fetch with 64 creates in flight is never refused by the default cap of 100 connections", async () => {
-  store = await createTestStore('postgres');
-  server = await startServerProcess(store, { LOG_LEVEL: 'info', MAX_CONNECTIONS_PER_CLIENT: '100' });
-  const url = `${server.url}/users`;
-  const authorization = `Basic ${Buffer.from('tester:correct horse battery staple').toString('base64')}`;
-  const statuses = new Map<number, number>();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 64 }, async () => {
-      while (next++ < CREATES) {
-        const response = await fetch(url, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
-        await response.arrayBuffer();
-        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      }
-    }),
-  );
-  console.log(`${CREATES} creates, 64 in flight, through Node's fetch: ${JSON.stringify([...statuses])}`);
-  expect([...statuses]).toEqual([[201, CREATES]]);
-}, 60_000);
+(postgresAvailable ? test : test.skip)(
+  "Node's fetch with 64 creates in flight is never refused by the default cap of 100 connections",
+  async () => {
+    store = await createTestStore('postgres');
+    server = await startServerProcess(store, { LOG_LEVEL: 'info', MAX_CONNECTIONS_PER_CLIENT: '100' });
+    const url = `${server.url}/users`;
+    const authorization = `Basic ${Buffer.from('tester:correct horse battery staple').toString('base64')}`;
+    const statuses = new Map<number, number>();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (next++ < CREATES) {
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: { authorization, 'content-type': 'application/json' },
+            body: JSON.stringify(buildUserInput()),
+          });
+          await response.arrayBuffer();
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        }
+      }),
+    );
+    console.log(`${CREATES} creates, 64 in flight, through Node's fetch: ${JSON.stringify([...statuses])}`);
+    expect([...statuses]).toEqual([[201, CREATES]]);
+  },
+  60_000,
+);
 
 test("at the cap, a client's idle keep-alive connections give their places to its new ones; busy ones are never closed", async () => {
   store = await createTestStore('sqlite');
@@ -107,7 +115,9 @@ test('with WORKERS=2 the cap holds for the process group, and the places of a wo
   server = await startServerProcess(store, { LOG_LEVEL: 'info', WORKERS: '2', MAX_CONNECTIONS_PER_CLIENT: '20', ...LONG_HEADS });
   const first = await busyConnections(server.url, 30, '127.0.0.2');
   const open = () => held.filter((connection) => !connection.closed).length;
-  console.log(`30 busy connections from one client, WORKERS=2, cap 20: ${open()} held, ${first.filter((c) => c.received.startsWith('HTTP/1.1 503')).length} refused`);
+  console.log(
+    `30 busy connections from one client, WORKERS=2, cap 20: ${open()} held, ${first.filter((c) => c.received.startsWith('HTTP/1.1 503')).length} refused`,
+  );
   expect(open()).toBe(20);
   expect(first.filter((connection) => connection.received.startsWith('HTTP/1.1 503'))).toHaveLength(10);
   // A worker killed takes its connections with it; the primary starts another and forgets its places.

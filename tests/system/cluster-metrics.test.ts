@@ -26,9 +26,19 @@ function valueOf(text: string, name: string, labels: Record<string, string>): nu
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
-const workersOf = (pid: number) => execFileSync('ps', ['--ppid', String(pid), '-o', 'pid=']).toString().trim().split(/\s+/).map(Number);
+const workersOf = (pid: number) =>
+  execFileSync('ps', ['--ppid', String(pid), '-o', 'pid='])
+    .toString()
+    .trim()
+    .split(/\s+/)
+    .map(Number);
 const servedBy = (output: string, operationId: string) =>
-  new Set(output.split('\n').filter((l) => l.includes(`"operationId":"${operationId}"`) && l.includes('"msg":"request"')).map((l) => JSON.parse(l).pid as number));
+  new Set(
+    output
+      .split('\n')
+      .filter((l) => l.includes(`"operationId":"${operationId}"`) && l.includes('"msg":"request"'))
+      .map((l) => JSON.parse(l).pid as number),
+  );
 
 let store: TestStore;
 let server: ServerProcess;
@@ -41,7 +51,7 @@ afterAll(async () => {
   await store.drop();
 });
 
-test('one scrape counts every request, whichever worker served it, and labels each worker\'s process metrics', async () => {
+test("one scrape counts every request, whichever worker served it, and labels each worker's process metrics", async () => {
   const requests = 60;
   for (let sent = 0; sent < requests; sent += 10) {
     const batch = await Promise.all(Array.from({ length: 10 }, () => get(`${server.url}/users/1`)));

@@ -34,13 +34,38 @@ describeWithPodman('the container image', () => {
   }, 60_000);
 
   test('adds at most 150 MB to its base, and holds no sources, compiler, dev dependencies or build secrets', async () => {
-    const added = Number(await podman('image', 'inspect', IMAGE, '--format', '{{.Size}}')) - Number(await podman('image', 'inspect', BASE_IMAGE, '--format', '{{.Size}}'));
+    const added =
+      Number(await podman('image', 'inspect', IMAGE, '--format', '{{.Size}}')) - Number(await podman('image', 'inspect', BASE_IMAGE, '--format', '{{.Size}}'));
     console.log(`the image adds ${(added / 1e6).toFixed(1)} MB to ${BASE_IMAGE}`);
     expect(added).toBeLessThanOrEqual(150e6);
-    const listing = await podman('run', '--rm', '--entrypoint', 'sh', IMAGE, '-c', 'ls /app /app/node_modules /app/node_modules/.bin; find /app -name "*.ts" ! -name "*.d.ts" -not -path "*/node_modules/*"');
+    const listing = await podman(
+      'run',
+      '--rm',
+      '--entrypoint',
+      'sh',
+      IMAGE,
+      '-c',
+      'ls /app /app/node_modules /app/node_modules/.bin; find /app -name "*.ts" ! -name "*.d.ts" -not -path "*/node_modules/*"',
+    );
     const names = listing.split(/\s+/);
     expect(names).toEqual(expect.arrayContaining(['dist', 'node_modules', 'package.json', 'koa', 'better-sqlite3']));
-    for (const absent of ['server', 'tests', 'openapi', 'generated', 'typescript', '@types', 'esbuild', '@esbuild', 'jest', 'msw', '@stoplight', 'tsc', 'Containerfile', '.git']) expect(names).not.toContain(absent);
+    for (const absent of [
+      'server',
+      'tests',
+      'openapi',
+      'generated',
+      'typescript',
+      '@types',
+      'esbuild',
+      '@esbuild',
+      'jest',
+      'msw',
+      '@stoplight',
+      'tsc',
+      'Containerfile',
+      '.git',
+    ])
+      expect(names).not.toContain(absent);
     expect(listing).not.toMatch(/\.ts$/m);
     const history = await podman('history', '--no-trunc', '--format', '{{.CreatedBy}}', IMAGE);
     const environment = await podman('image', 'inspect', IMAGE, '--format', '{{json .Config.Env}}');
@@ -64,7 +89,10 @@ describeWithPodman('the container image', () => {
     const commandLine = (await podman('exec', container.id, 'cat', '/proc/1/cmdline')).split('\0').filter(Boolean);
     expect(commandLine).toEqual(command!.split(' '));
     const environment = (await podman('exec', container.id, 'cat', '/proc/1/environ')).split('\0');
-    const variables = assignments!.split(' ').filter(Boolean).map((assignment) => assignment.replace(/=\$\{\w+:-(.*)\}$/, '=$1'));
+    const variables = assignments!
+      .split(' ')
+      .filter(Boolean)
+      .map((assignment) => assignment.replace(/=\$\{\w+:-(.*)\}$/, '=$1'));
     expect(variables.length).toBeGreaterThan(0);
     for (const variable of variables) expect(environment).toContain(variable);
     // The health check the image declares, run as the runtime runs it.
@@ -75,9 +103,13 @@ describeWithPodman('the container image', () => {
   test('keeps its data on the volume across podman rm and a new container', async () => {
     const volume = await newVolume();
     const first = await start({ volume });
-    const created = await fetch(`${first.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
+    const created = await fetch(`${first.url}/users`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(buildUserInput()),
+    });
     expect(created.status).toBe(201);
-    const user = await created.json() as { id: number };
+    const user = (await created.json()) as { id: number };
     await podman('stop', first.id);
     await podman('rm', first.id);
     const second = await start({ volume });

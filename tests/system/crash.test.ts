@@ -43,53 +43,61 @@ function killTree(pid: number): void {
 
 describeEachDialect((dialect) => {
   // With WORKERS on SQLite every write goes through the primary, the store's one writer (db/sqlite/store-writer.ts).
-  test.each([1, 4])('every acknowledged create survives a SIGKILL (WORKERS=%i), and the store is intact', async (workers) => {
-    const store = await createTestStore(dialect);
-    const acknowledged = new Map<number, string>();
-    try {
-      const server = await startServerProcess(store, { SEED_DEMO_DATA: 'false', WORKERS: String(workers) });
-      let killed = false;
-      const writer = async () => {
-        while (!killed) {
-          const input = buildUserInput();
-          try {
-            const response = await fetch(`${server.url}/users`, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify(input),
-            });
-            if (response.status === 201) acknowledged.set(((await response.json()) as { id: number }).id, input.email);
-          } catch {
-            // The connection died with the server: this create was never acknowledged.
-          }
-        }
-      };
-      const writers = Array.from({ length: 16 }, writer);
-      // Kill once enough creates were acknowledged to make the check mean something, with the writers still
-      // going: a wait for that condition, not a fixed time (a busy machine acknowledged 16 in 750 ms).
-      const deadline = Date.now() + 30_000;
-      while (acknowledged.size <= 40 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-      killed = true;
-      killTree(server.pid);
-      expect(await server.exited).toBe('SIGKILL');
-      await Promise.all(writers);
-      expect(acknowledged.size).toBeGreaterThan(40);
-
-      const restarted = await startServerProcess(store, { SEED_DEMO_DATA: 'false' });
+  test.each([1, 4])(
+    'every acknowledged create survives a SIGKILL (WORKERS=%i), and the store is intact',
+    async (workers) => {
+      const store = await createTestStore(dialect);
+      const acknowledged = new Map<number, string>();
       try {
-        const listed = (await (await fetch(`${restarted.url}/users`)).json()) as { id: number; email: string }[];
-        const stored = new Map(listed.map((user) => [user.id, user.email]));
-        for (const [id, email] of acknowledged) expect(stored.get(id)).toBe(email);
-        expect(stored.size).toBe(listed.length);
-        // The store still takes writes after the crash.
-        const after = await fetch(`${restarted.url}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
-        expect(after.status).toBe(201);
+        const server = await startServerProcess(store, { SEED_DEMO_DATA: 'false', WORKERS: String(workers) });
+        let killed = false;
+        const writer = async () => {
+          while (!killed) {
+            const input = buildUserInput();
+            try {
+              const response = await fetch(`${server.url}/users`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify(input),
+              });
+              if (response.status === 201) acknowledged.set(((await response.json()) as { id: number }).id, input.email);
+            } catch {
+              // The connection died with the server: this create was never acknowledged.
+            }
+          }
+        };
+        const writers = Array.from({ length: 16 }, writer);
+        // Kill once enough creates were acknowledged to make the check mean something, with the writers still
+        // going: a wait for that condition, not a fixed time (a busy machine acknowledged 16 in 750 ms).
+        const deadline = Date.now() + 30_000;
+        while (acknowledged.size <= 40 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        killed = true;
+        killTree(server.pid);
+        expect(await server.exited).toBe('SIGKILL');
+        await Promise.all(writers);
+        expect(acknowledged.size).toBeGreaterThan(40);
+
+        const restarted = await startServerProcess(store, { SEED_DEMO_DATA: 'false' });
+        try {
+          const listed = (await (await fetch(`${restarted.url}/users`)).json()) as { id: number; email: string }[];
+          const stored = new Map(listed.map((user) => [user.id, user.email]));
+          for (const [id, email] of acknowledged) expect(stored.get(id)).toBe(email);
+          expect(stored.size).toBe(listed.length);
+          // The store still takes writes after the crash.
+          const after = await fetch(`${restarted.url}/users`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(buildUserInput()),
+          });
+          expect(after.status).toBe(201);
+        } finally {
+          expect(await restarted.stop()).toBe(0);
+        }
+        await expectIntact(store);
       } finally {
-        expect(await restarted.stop()).toBe(0);
+        await store.drop();
       }
-      await expectIntact(store);
-    } finally {
-      await store.drop();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

@@ -46,7 +46,8 @@ async function loginDuring(url: string): Promise<number> {
 }
 
 /** Credentials the instances checked and found wrong, so far. */
-const checked = async (urls: readonly string[]) => (await Promise.all(urls.map((url) => counterValue(url, 'auth_failures_total')))).reduce((sum, n) => sum + n, 0);
+const checked = async (urls: readonly string[]) =>
+  (await Promise.all(urls.map((url) => counterValue(url, 'auth_failures_total')))).reduce((sum, n) => sum + n, 0);
 
 const usable = (pgbouncer: boolean) => postgresAvailable && (!pgbouncer || (postgresSuperuserAvailable && pgbouncerAvailable()));
 
@@ -70,16 +71,20 @@ describe.each(DEPLOYMENTS)('two instances counting on PostgreSQL $route, pool of
     await bouncer?.stop();
   });
 
-  (ready ? test.each(BURSTS) : test.skip.each(BURSTS))('%i wrong guesses at once from one address: at most the budget checked, the rest refused; another client logs in meanwhile', async (count) => {
-    const urls = servers.map((server) => server.url);
-    const before = await checked(urls);
-    const [statuses, login] = await Promise.all([burst(urls, count), loginDuring(urls[0]!)]);
-    const failures = (await checked(urls)) - before;
-    expect(login).toBe(200);
-    // A guess answered 401 is one whose password was checked; each instance counts those it checked.
-    expect(statuses[401] ?? 0).toBeLessThanOrEqual(LIMIT);
-    expect(failures).toBeLessThanOrEqual(LIMIT);
-    // Refused for the budget (429) or because its count could not be had in time (503); nothing else.
-    expect(Object.keys(statuses).filter((status) => !['401', '429', '503'].includes(status))).toEqual([]);
-  }, 60_000);
+  (ready ? test.each(BURSTS) : test.skip.each(BURSTS))(
+    '%i wrong guesses at once from one address: at most the budget checked, the rest refused; another client logs in meanwhile',
+    async (count) => {
+      const urls = servers.map((server) => server.url);
+      const before = await checked(urls);
+      const [statuses, login] = await Promise.all([burst(urls, count), loginDuring(urls[0]!)]);
+      const failures = (await checked(urls)) - before;
+      expect(login).toBe(200);
+      // A guess answered 401 is one whose password was checked; each instance counts those it checked.
+      expect(statuses[401] ?? 0).toBeLessThanOrEqual(LIMIT);
+      expect(failures).toBeLessThanOrEqual(LIMIT);
+      // Refused for the budget (429) or because its count could not be had in time (503); nothing else.
+      expect(Object.keys(statuses).filter((status) => !['401', '429', '503'].includes(status))).toEqual([]);
+    },
+    60_000,
+  );
 });

@@ -138,7 +138,10 @@ test('past MAX_CONNECTIONS (1,000 by default) a connection is refused with a 503
   const { url } = await start(0, { KEEP_ALIVE_TIMEOUT_MS: '60000', MAX_CONNECTIONS_PER_CLIENT: '0' });
   const healthz = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
   for (let i = 0; i < 1100; i += 100) held.push(...(await Promise.all(Array.from({ length: 100 }, () => reader(url, healthz)))));
-  await until(() => held.every((connection) => connection.received.startsWith('HTTP/1.1') && (connection.received.includes('"status":"ok"') || connection.closed)), 10_000);
+  await until(
+    () => held.every((connection) => connection.received.startsWith('HTTP/1.1') && (connection.received.includes('"status":"ok"') || connection.closed)),
+    10_000,
+  );
   const served = held.filter((connection) => connection.received.startsWith('HTTP/1.1 200'));
   const refused = held.filter((connection) => connection.received.startsWith('HTTP/1.1 503'));
   expect(served).toHaveLength(1000);
@@ -166,7 +169,10 @@ test('one client cannot take every connection: past MAX_CONNECTIONS_PER_CLIENT b
   const other = await Promise.all(Array.from({ length: 5 }, () => reader(url, healthz, '127.0.0.3')));
   held.push(...other);
   const fromHog = held.slice(0, 60);
-  await until(() => other.every((connection) => connection.received.includes('"status":"ok"')) && fromHog.filter((connection) => connection.closed).length >= 10, 10_000);
+  await until(
+    () => other.every((connection) => connection.received.includes('"status":"ok"')) && fromHog.filter((connection) => connection.closed).length >= 10,
+    10_000,
+  );
   expect(fromHog.filter((connection) => !connection.closed)).toHaveLength(50);
   const refused = fromHog.filter((connection) => connection.received.startsWith('HTTP/1.1 503'));
   expect(refused).toHaveLength(10);

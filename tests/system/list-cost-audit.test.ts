@@ -132,22 +132,26 @@ function writeReport(file: string, results: readonly Result[], title = 'in progr
 }
 
 describe.each(DIALECTS)('list audit on %s', (dialect) => {
-  (dialect === 'postgres' && !postgresAvailable ? test.skip : test)(`every list combination at ${USERS} users costs about ${BUDGET_MS} ms at most`, async () => {
-    const store = await createTestStore(dialect);
-    const server = await startServerProcess(store, { SEED_DEMO_DATA: 'false' });
-    const { cost, close } = costOn(store);
-    try {
-      await seedVariedUsers(store, USERS);
-      const single = await cost(`${server.url}/api/users/1`);
-      // A long run (1,000,000 users) shows the table so far as it goes.
-      const results = await audit(server, cost, (sofar) => REPORT !== undefined && writeReport(`${REPORT}-${dialect}.md`, sofar));
-      if (REPORT !== undefined) writeReport(`${REPORT}-${dialect}.md`, results, `${dialect}, ${USERS} users (a single GET: ${single.ms.toFixed(1)} ms)`);
-      expect(results.filter((r) => r.status !== 200).map((r) => `${r.request}: ${r.status}`)).toEqual([]);
-      expect((await overBudget(server, cost, results)).map((r) => `${r.request.replace(/cursor=[^&]+/, 'cursor=…')}: ${r.ms.toFixed(0)} ms`)).toEqual([]);
-    } finally {
-      close();
-      await server.stop('SIGKILL');
-      await store.drop();
-    }
-  }, 600_000);
+  (dialect === 'postgres' && !postgresAvailable ? test.skip : test)(
+    `every list combination at ${USERS} users costs about ${BUDGET_MS} ms at most`,
+    async () => {
+      const store = await createTestStore(dialect);
+      const server = await startServerProcess(store, { SEED_DEMO_DATA: 'false' });
+      const { cost, close } = costOn(store);
+      try {
+        await seedVariedUsers(store, USERS);
+        const single = await cost(`${server.url}/api/users/1`);
+        // A long run (1,000,000 users) shows the table so far as it goes.
+        const results = await audit(server, cost, (sofar) => REPORT !== undefined && writeReport(`${REPORT}-${dialect}.md`, sofar));
+        if (REPORT !== undefined) writeReport(`${REPORT}-${dialect}.md`, results, `${dialect}, ${USERS} users (a single GET: ${single.ms.toFixed(1)} ms)`);
+        expect(results.filter((r) => r.status !== 200).map((r) => `${r.request}: ${r.status}`)).toEqual([]);
+        expect((await overBudget(server, cost, results)).map((r) => `${r.request.replace(/cursor=[^&]+/, 'cursor=…')}: ${r.ms.toFixed(0)} ms`)).toEqual([]);
+      } finally {
+        close();
+        await server.stop('SIGKILL');
+        await store.drop();
+      }
+    },
+    600_000,
+  );
 });

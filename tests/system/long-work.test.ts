@@ -88,7 +88,12 @@ test('searches beyond SEARCH_QUEUE waiting are refused with 503 searches-busy, l
     const answers = await Promise.all(
       Array.from({ length: 24 }, async (_, i) => {
         const res = await fetch(`${limited.url}${paths[i % paths.length]}`);
-        return { status: res.status, retryAfter: res.headers.get('retry-after'), total: res.headers.get('x-total-count'), body: (await res.json()) as { type?: string } };
+        return {
+          status: res.status,
+          retryAfter: res.headers.get('retry-after'),
+          total: res.headers.get('x-total-count'),
+          body: (await res.json()) as { type?: string },
+        };
       }),
     );
     const { slowestMs, statuses } = await probe.stop();
@@ -106,7 +111,11 @@ test('searches beyond SEARCH_QUEUE waiting are refused with 503 searches-busy, l
     expect(await counterValue(limited.url, 'rate_limited_total')).toBe(refused.length);
     expect(await counterValue(limited.url, 'store_unavailable_total')).toBe(0);
     // A summary of its kind at most once a second, with how many; the last follows within a second.
-    const summaries = () => limited.output().split('\n').filter((line) => line.includes('"msg":"searches refused"'));
+    const summaries = () =>
+      limited
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"msg":"searches refused"'));
     const counted = () => summaries().reduce((sum, line) => sum + (JSON.parse(line) as { refused: number }).refused, 0);
     await until(() => counted() >= refused.length, 5000);
     expect(counted()).toBe(refused.length);
@@ -133,7 +142,11 @@ test('searches whose clients hang up stop before their next statement instead of
       ),
     ),
   );
-  const logged = () => server!.output().split('\n').filter((line) => line.includes('"requestId":"abandoned-search-'));
+  const logged = () =>
+    server!
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"requestId":"abandoned-search-'));
   while (logged().length < 8) await new Promise((resolve) => setTimeout(resolve, 50));
   // Logged as 499 (nginx's "client closed request"), having stopped: without the stop, each finished and
   // was logged as a 200 that nobody read.

@@ -64,7 +64,11 @@ describeEachDialect((dialect) => {
   });
 });
 
-const workersOf = (pid: number) => execFileSync('ps', ['--ppid', String(pid), '-o', 'pid=']).toString().trim().split(/\s+/);
+const workersOf = (pid: number) =>
+  execFileSync('ps', ['--ppid', String(pid), '-o', 'pid='])
+    .toString()
+    .trim()
+    .split(/\s+/);
 
 test('WORKERS=2 runs two worker processes behind one port, replaces one that dies, and SIGTERM stops all with exit 0', async () => {
   const store = await createTestStore('sqlite');
@@ -80,7 +84,10 @@ test('WORKERS=2 runs two worker processes behind one port, replaces one that die
     expect(workers).toContain(second);
     expect(workers).not.toContain(first);
     // The primary says which worker died, under a key of its own: the line's `pid` is the primary's.
-    const died = server.output().split('\n').find((line) => line.includes('"msg":"worker died; starting another"'))!;
+    const died = server
+      .output()
+      .split('\n')
+      .find((line) => line.includes('"msg":"worker died; starting another"'))!;
     expect(died.match(/"pid":/g)).toHaveLength(1);
     expect(JSON.parse(died)).toMatchObject({ pid: server.pid, workerPid: Number(first), signal: 'SIGKILL' });
     const api = httpClient(server.url);

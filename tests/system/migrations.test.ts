@@ -26,7 +26,11 @@ async function migrate(store: TestStore): Promise<{ code: number; output: string
   }
 }
 
-const lines = (output: string) => output.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string; migration?: string });
+const lines = (output: string) =>
+  output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg: string; migration?: string });
 
 describeEachDialect((dialect) => {
   let store: TestStore;
@@ -38,7 +42,9 @@ describeEachDialect((dialect) => {
   test('npm run migrate applies every migration once, says so, and exits 0; a second run applies none', async () => {
     const first = await migrate(store);
     expect(first.code).toBe(0);
-    const applied = lines(first.output).filter((line) => line.msg === 'applied a migration').map((line) => line.migration);
+    const applied = lines(first.output)
+      .filter((line) => line.msg === 'applied a migration')
+      .map((line) => line.migration);
     expect(applied.length).toBeGreaterThanOrEqual(12);
     expect(applied[0]).toBe('2026-11-21-01-create-users');
     expect(lines(first.output).at(-1)).toMatchObject({ msg: "the store's schema is up to date", migrations: applied.length });
@@ -50,7 +56,9 @@ describeEachDialect((dialect) => {
   test('with MIGRATE_AT_START=false an instance refuses a schema that lacks migrations, and starts once npm run migrate ran', async () => {
     const refused = await runServerToExit(store, { MIGRATE_AT_START: 'false', LOG_LEVEL: 'info' }, 20_000);
     expect(refused.code).toBe(1);
-    expect(refused.output).toMatch(/^Could not start: the store's schema lacks \d+ migrations this version needs \(2026-11-21-01-create-users, .*\)\. Run npm run migrate with this version first, or start with MIGRATE_AT_START=true\.$/m);
+    expect(refused.output).toMatch(
+      /^Could not start: the store's schema lacks \d+ migrations this version needs \(2026-11-21-01-create-users, .*\)\. Run npm run migrate with this version first, or start with MIGRATE_AT_START=true\.$/m,
+    );
     expect((await migrate(store)).code).toBe(0);
     const server = await startServerProcess(store, { MIGRATE_AT_START: 'false', LOG_LEVEL: 'info' });
     try {
@@ -61,22 +69,26 @@ describeEachDialect((dialect) => {
     }
   }, 60_000);
 
-  test.each([['true'], ['false']])('with MIGRATE_AT_START=%s an instance refuses a schema a newer version migrated, in one line', async (migrateAtStart) => {
-    expect((await migrate(store)).code).toBe(0);
-    // What a newer version leaves behind: a migration this one does not know.
-    const database = await openDatabase(loadConfig(testEnv(store)).database);
-    try {
-      await sql`insert into kysely_migration (name, timestamp) values ('2099-01-01-01-from-the-future', '2099-01-01T00:00:00.000Z')`.execute(database.db);
-    } finally {
-      await database.close();
-    }
-    const refused = await runServerToExit(store, { MIGRATE_AT_START: migrateAtStart, LOG_LEVEL: 'info' }, 20_000);
-    expect(refused.code).toBe(1);
-    expect(refused.output.trim()).toBe(
-      "Could not start: the store's schema is newer than this version of the service (it has migration 2099-01-01-01-from-the-future, which this version does not know). Run a version at least as new as the one that migrated it.",
-    );
-    const migrated = await migrate(store);
-    expect(migrated.code).toBe(1);
-    expect(migrated.output).toContain("Could not migrate: the store's schema is newer than this version of the service");
-  }, 60_000);
+  test.each([['true'], ['false']])(
+    'with MIGRATE_AT_START=%s an instance refuses a schema a newer version migrated, in one line',
+    async (migrateAtStart) => {
+      expect((await migrate(store)).code).toBe(0);
+      // What a newer version leaves behind: a migration this one does not know.
+      const database = await openDatabase(loadConfig(testEnv(store)).database);
+      try {
+        await sql`insert into kysely_migration (name, timestamp) values ('2099-01-01-01-from-the-future', '2099-01-01T00:00:00.000Z')`.execute(database.db);
+      } finally {
+        await database.close();
+      }
+      const refused = await runServerToExit(store, { MIGRATE_AT_START: migrateAtStart, LOG_LEVEL: 'info' }, 20_000);
+      expect(refused.code).toBe(1);
+      expect(refused.output.trim()).toBe(
+        "Could not start: the store's schema is newer than this version of the service (it has migration 2099-01-01-01-from-the-future, which this version does not know). Run a version at least as new as the one that migrated it.",
+      );
+      const migrated = await migrate(store);
+      expect(migrated.code).toBe(1);
+      expect(migrated.output).toContain("Could not migrate: the store's schema is newer than this version of the service");
+    },
+    60_000,
+  );
 });

@@ -21,7 +21,11 @@ describe.each(OTHER_NODES)('on Node %s', (version) => {
   let reported = '';
   beforeAll(async () => {
     // Cached in .tools/ between runs: npm ci again only when package-lock.json changed (about 70 s).
-    const node = execFileSync('scripts/build-on-node.sh', [version, `.tools/on-node-${version}`], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+    const node = execFileSync('scripts/build-on-node.sh', [version, `.tools/on-node-${version}`], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
     store = await createTestStore('sqlite');
     server = await startServerCommand([node, `.tools/on-node-${version}/dist/server/main.js`], store);
     reported = execFileSync(node, ['-p', 'process.version'], { encoding: 'utf8' }).trim();

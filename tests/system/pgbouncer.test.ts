@@ -25,7 +25,9 @@ describeBehindPgBouncer('behind PgBouncer in transaction mode', () => {
   const servers: ServerProcess[] = [];
   /** Starts `count` instances at once; every one that started is stopped after the test, even when another failed. */
   const start = async (count: number, env: Record<string, string> = {}) => {
-    const started = await Promise.allSettled(Array.from({ length: count }, () => startServerProcess(store, { DATABASE_POOL_MODE: 'transaction', LOG_LEVEL: 'info', ...env })));
+    const started = await Promise.allSettled(
+      Array.from({ length: count }, () => startServerProcess(store, { DATABASE_POOL_MODE: 'transaction', LOG_LEVEL: 'info', ...env })),
+    );
     for (const outcome of started) if (outcome.status === 'fulfilled') servers.push(outcome.value);
     for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
     return started.map((outcome) => (outcome as PromiseFulfilledResult<ServerProcess>).value);
@@ -43,7 +45,9 @@ describeBehindPgBouncer('behind PgBouncer in transaction mode', () => {
   test('without DATABASE_POOL_MODE=transaction, the start fails at once with one line naming the setting', async () => {
     const { code, output } = await runServerToExit(store, { LOG_LEVEL: 'info' }, 20_000);
     expect(code).toBe(1);
-    expect(output).toContain('Could not start: the database refused the startup parameter statement_timeout, as a pooler in transaction mode (PgBouncer) does. Set DATABASE_POOL_MODE=transaction');
+    expect(output).toContain(
+      'Could not start: the database refused the startup parameter statement_timeout, as a pooler in transaction mode (PgBouncer) does. Set DATABASE_POOL_MODE=transaction',
+    );
     expect(output).not.toContain('trying again');
   }, 30_000);
 

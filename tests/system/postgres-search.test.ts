@@ -45,7 +45,14 @@ describePostgres('searches on PostgreSQL', () => {
 
   /** How many times the database has read the substring index (its statistics reach the view within seconds). */
   const indexScans = async () =>
-    Number((await postgresQuery<{ n: string }>(`select coalesce(sum(idx_scan), 0) as n from pg_stat_user_indexes where schemaname = $1 and indexrelname = 'users_search'`, [schema]))[0]!.n);
+    Number(
+      (
+        await postgresQuery<{ n: string }>(
+          `select coalesce(sum(idx_scan), 0) as n from pg_stat_user_indexes where schemaname = $1 and indexrelname = 'users_search'`,
+          [schema],
+        )
+      )[0]!.n,
+    );
 
   test('searches the pg_trgm index narrows find their users among 250,000 through it, and it follows writes', async () => {
     const server = await start();
@@ -118,7 +125,9 @@ describePostgres('searches on PostgreSQL', () => {
     const server = await start({ DATABASE_POOL_SIZE: '4', SEARCH_BUDGET_MS: '10000' });
     try {
       // Two letters: the index cannot narrow them, and each search examines all 250,000 users, a thousand per statement.
-      const searches = Promise.all(Array.from({ length: 16 }, (_, i) => fetch(`${server.url}${i % 2 ? '/users?q=zq&limit=5' : '/api/users?q=zq'}`).then((res) => res.status)));
+      const searches = Promise.all(
+        Array.from({ length: 16 }, (_, i) => fetch(`${server.url}${i % 2 ? '/users?q=zq&limit=5' : '/api/users?q=zq'}`).then((res) => res.status)),
+      );
       let done = false;
       void searches.finally(() => (done = true));
       let most = 0;

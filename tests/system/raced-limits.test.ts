@@ -24,26 +24,29 @@ async function statuses(attempt: () => Promise<number>): Promise<Record<number, 
 }
 
 describe.each(STORES)('counted in $name', ({ dialect, env, needsPostgres, needsRedis }) => {
-  ((needsPostgres && !postgresAvailable) || (needsRedis && !redisAvailable) ? test.skip : test)(`${PARALLEL} guesses and ${PARALLEL} creates at once: at most the budget of each gets through`, async () => {
-    const { prefix, clean } = redisPrefix();
-    const store = await createTestStore(dialect);
-    // A shared store slower than its timeout refuses what needs it (503, see bounded-counter.ts): on a busy
-    // machine 300 ms was seen to pass. This test is about counts answered in time.
-    const server = await startServerProcess(store, { ...LIMIT_ENV, RATE_LIMIT_STORE_TIMEOUT_MS: '10000', RATE_LIMIT_KEY_PREFIX: prefix, ...env });
-    try {
-      const guesses = await statuses(() => failedLogin(server.url));
-      // A guess answered 401 is one whose password was checked; the rest were refused before any check. A
-      // guess refused while the others' points were still counted may leave the budget one or two short, never over.
-      expect(guesses[401]).toBeLessThanOrEqual(LIMIT);
-      expect(guesses[401]).toBeGreaterThanOrEqual(LIMIT - 2);
-      expect(guesses[401]! + guesses[429]!).toBe(PARALLEL);
-      const creates = await statuses(() => create(server.url));
-      expect(creates[201]).toBe(LIMIT);
-      expect(creates[429]).toBe(PARALLEL - LIMIT);
-    } finally {
-      await server.stop('SIGKILL');
-      await store.drop();
-      await clean();
-    }
-  });
+  ((needsPostgres && !postgresAvailable) || (needsRedis && !redisAvailable) ? test.skip : test)(
+    `${PARALLEL} guesses and ${PARALLEL} creates at once: at most the budget of each gets through`,
+    async () => {
+      const { prefix, clean } = redisPrefix();
+      const store = await createTestStore(dialect);
+      // A shared store slower than its timeout refuses what needs it (503, see bounded-counter.ts): on a busy
+      // machine 300 ms was seen to pass. This test is about counts answered in time.
+      const server = await startServerProcess(store, { ...LIMIT_ENV, RATE_LIMIT_STORE_TIMEOUT_MS: '10000', RATE_LIMIT_KEY_PREFIX: prefix, ...env });
+      try {
+        const guesses = await statuses(() => failedLogin(server.url));
+        // A guess answered 401 is one whose password was checked; the rest were refused before any check. A
+        // guess refused while the others' points were still counted may leave the budget one or two short, never over.
+        expect(guesses[401]).toBeLessThanOrEqual(LIMIT);
+        expect(guesses[401]).toBeGreaterThanOrEqual(LIMIT - 2);
+        expect(guesses[401]! + guesses[429]!).toBe(PARALLEL);
+        const creates = await statuses(() => create(server.url));
+        expect(creates[201]).toBe(LIMIT);
+        expect(creates[429]).toBe(PARALLEL - LIMIT);
+      } finally {
+        await server.stop('SIGKILL');
+        await store.drop();
+        await clean();
+      }
+    },
+  );
 });

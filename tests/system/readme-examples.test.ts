@@ -53,7 +53,10 @@ let server: TestServer;
 let sandbox: TestServer;
 const credentials = { BASIC_AUTH_USERNAME: 'admin', BASIC_AUTH_PASSWORD: 'dev-password' };
 beforeAll(async () => {
-  [server, sandbox] = await Promise.all([startTestServer({ env: credentials }), startTestServer({ env: { ...credentials, SANDBOX: 'true', DATABASE_URL: 'sqlite::memory:' } })]);
+  [server, sandbox] = await Promise.all([
+    startTestServer({ env: credentials }),
+    startTestServer({ env: { ...credentials, SANDBOX: 'true', DATABASE_URL: 'sqlite::memory:' } }),
+  ]);
 });
 afterAll(() => Promise.all([server?.cleanup(), sandbox?.cleanup()]));
 

@@ -62,7 +62,7 @@ describeEachDialect((dialect: Dialect) => {
     await store?.drop();
   });
 
-  test('a flood of costly searches from 3 clients: another client\'s cheap searches are answered, the flooders are refused beyond their share, counted, and logged once a second', async () => {
+  test("a flood of costly searches from 3 clients: another client's cheap searches are answered, the flooders are refused beyond their share, counted, and logged once a second", async () => {
     const refusalsBefore = await counterValue(server.url, 'rate_limited_total');
     let end!: () => void;
     const stop = new Promise<void>((resolve) => (end = resolve));
@@ -79,7 +79,9 @@ describeEachDialect((dialect: Dialect) => {
     end();
     const refused = (await Promise.all(floods)).reduce((sum, count) => sum + count, 0);
     const seconds = (performance.now() - started) / 1000;
-    console.log(`victim: ${victim.filter((status) => status === 200).length} of ${victim.length} answered 200; flooders refused ${refused} times in ${seconds.toFixed(1)} s`);
+    console.log(
+      `victim: ${victim.filter((status) => status === 200).length} of ${victim.length} answered 200; flooders refused ${refused} times in ${seconds.toFixed(1)} s`,
+    );
     expect(victim.filter((status) => status === 200).length).toBeGreaterThanOrEqual(18);
     expect(victim.every((status) => status === 200 || status === 503)).toBe(true);
     // Every refusal is counted; the log says how many at most about once a second, not once each.
@@ -88,7 +90,10 @@ describeEachDialect((dialect: Dialect) => {
     expect((await counterValue(server.url, 'rate_limited_total')) - refusalsBefore).toBe(allRefused);
     // The last summary follows within a second of the last refusal.
     await sleep(1500);
-    const lines = server.output().split('\n').filter((line) => line.includes('"msg":"searches refused"'));
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"searches refused"'));
     expect(lines.length).toBeLessThanOrEqual(2 * Math.ceil(seconds) + 2);
     expect(lines.reduce((sum, line) => sum + (JSON.parse(line) as { refused: number }).refused, 0)).toBe(allRefused);
   }, 120_000);

@@ -17,7 +17,11 @@ import { TEST_CREDENTIALS } from '../support/test-server.js';
 
 const UNAVAILABLE = 'shared rate-limit store unavailable';
 const RECOVERED = 'shared rate-limit store answers again';
-const linesWith = (server: ServerProcess, text: string) => server.output().split('\n').filter((line) => line.includes(text));
+const linesWith = (server: ServerProcess, text: string) =>
+  server
+    .output()
+    .split('\n')
+    .filter((line) => line.includes(text));
 
 /** A request whose answer must be one the contract declares; its status, problem type, Retry-After and time. */
 async function asked(url: string, path: string, init: RequestInit = {}) {
@@ -28,7 +32,8 @@ async function asked(url: string, path: string, init: RequestInit = {}) {
 }
 
 const guess = (url: string) => asked(url, '/protected-resource', { headers: basicHeader(TEST_CREDENTIALS.username, 'wrong') });
-const create = (url: string) => asked(url, '/users', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
+const create = (url: string) =>
+  asked(url, '/users', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
 const users = async (url: string) => Number((await fetch(`${url}/users?limit=1`)).headers.get('x-total-count'));
 /** Requests of one limit refused because its store did not answer (the series' labels written out, as in the text). */
 const refusedUncounted = (url: string, limit: string) => counterValue(url, `rate_limit_store_unavailable_total\\{limit="${limit}"\\}`);
@@ -44,7 +49,11 @@ async function expectRefusedUncounted(url: string, boundMs: number) {
     guesses.map(() => ({ status: 503, type: 'urn:user-records:problem:credential-checks-busy', retryAfter: '1' })),
   );
   const write = await create(url);
-  expect({ status: write.status, type: write.type, retryAfter: write.retryAfter }).toEqual({ status: 503, type: 'urn:user-records:problem:store-unavailable', retryAfter: '1' });
+  expect({ status: write.status, type: write.type, retryAfter: write.retryAfter }).toEqual({
+    status: 503,
+    type: 'urn:user-records:problem:store-unavailable',
+    retryAfter: '1',
+  });
   expect(Math.max(...[...guesses, write].map((answer) => answer.ms))).toBeLessThan(boundMs);
   expect(await counterValue(url, 'auth_failures_total')).toBe(checks);
   expect(await users(url)).toBe(stored);
@@ -81,20 +90,23 @@ afterEach(async () => {
   [server, proxy, store] = [undefined, undefined, undefined];
 });
 
-testWithRedis('Redis blackholed: credential checks and writes refused (503) within a bound, none counted elsewhere; one log line; the budget goes on once Redis answers', async () => {
-  const redis = new URL(REDIS_URL);
-  proxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
-  store = await createTestStore('sqlite');
-  server = await startServerProcess(store, { ...LIMIT_ENV, REDIS_URL: proxy.via(REDIS_URL), RATE_LIMIT_KEY_PREFIX: prefix });
-  expect(await failedLogin(server.url)).toBe(401);
-  await proxy.setMode('blackhole');
-  await expectRefusedUncounted(server.url, 2000);
-  expect(linesWith(server, UNAVAILABLE)).toHaveLength(1);
-  await proxy.setMode('pass');
-  await expectCountedAgain(server.url);
-  // Two failures were counted, before the outage and after it; nothing the outage refused took a point.
-  expect(await allowedBefore429([server.url], failedLogin, 401)).toBe(LIMIT - 2);
-});
+testWithRedis(
+  'Redis blackholed: credential checks and writes refused (503) within a bound, none counted elsewhere; one log line; the budget goes on once Redis answers',
+  async () => {
+    const redis = new URL(REDIS_URL);
+    proxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
+    store = await createTestStore('sqlite');
+    server = await startServerProcess(store, { ...LIMIT_ENV, REDIS_URL: proxy.via(REDIS_URL), RATE_LIMIT_KEY_PREFIX: prefix });
+    expect(await failedLogin(server.url)).toBe(401);
+    await proxy.setMode('blackhole');
+    await expectRefusedUncounted(server.url, 2000);
+    expect(linesWith(server, UNAVAILABLE)).toHaveLength(1);
+    await proxy.setMode('pass');
+    await expectCountedAgain(server.url);
+    // Two failures were counted, before the outage and after it; nothing the outage refused took a point.
+    expect(await allowedBefore429([server.url], failedLogin, 401)).toBe(LIMIT - 2);
+  },
+);
 
 test('REDIS_URL naming a closed port: the server starts, says so, and refuses credential checks and writes rather than count them alone', async () => {
   store = await createTestStore('sqlite');
@@ -104,46 +116,52 @@ test('REDIS_URL naming a closed port: the server starts, says so, and refuses cr
   expect(linesWith(server, UNAVAILABLE)).toHaveLength(1);
 });
 
-(postgresAvailable ? test : test.skip)('PostgreSQL blackholed: credential checks refused (503) within a bound, none checked; counted again once it answers', async () => {
-  store = await createTestStore('postgres');
-  const url = new URL(store.url);
-  proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
-  server = await startServerProcess(store, { ...LIMIT_ENV, DATABASE_URL: proxy.via(store.url) });
-  await proxy.setMode('blackhole');
-  const checks = await counterValue(server.url, 'auth_failures_total');
-  const guesses = [await guess(server.url), await guess(server.url), await guess(server.url)];
-  expect(guesses.map(({ status, retryAfter }) => ({ status, retryAfter }))).toEqual(guesses.map(() => ({ status: 503, retryAfter: '1' })));
-  expect(Math.max(...guesses.map((answer) => answer.ms))).toBeLessThan(2000);
-  expect(await counterValue(server.url, 'auth_failures_total')).toBe(checks);
-  expect((await asked(server.url, '/protected-resource')).status).toBe(401);
-  expect(JSON.parse(linesWith(server, UNAVAILABLE)[0]!)).toMatchObject({ level: 40, store: 'database' });
-  expect(linesWith(server, UNAVAILABLE)).toHaveLength(1);
-  await proxy.setMode('pass');
-  await expectCountedAgain(server.url);
-});
-
-(postgresAvailable ? test : test.skip)('rate_limits locked by another session: a logged-in client is still let in; guesses and writes are refused (503), and take no point once the lock goes', async () => {
-  store = await createTestStore('postgres');
-  // A read of the counts must not time out on a busy machine (300 ms was seen to pass): 2 s.
-  server = await startServerProcess(store, { ...LIMIT_ENV, RATE_LIMIT_STORE_TIMEOUT_MS: '2000' });
-  expect(await login(server.url)).toBe(200);
-  const locker = new pg.Client({ connectionString: store.url });
-  await locker.connect();
-  try {
-    await locker.query('BEGIN');
-    // Reads of the counts go on; every write of them waits for the lock.
-    await locker.query('LOCK TABLE rate_limits IN EXCLUSIVE MODE');
-    // The credential it was let in with, from a client without failures, needs neither a point nor a forgiveness.
-    for (let i = 0; i < 3; i++) expect(await login(server.url)).toBe(200);
-    await expectRefusedUncounted(server.url, 8000);
+(postgresAvailable ? test : test.skip)(
+  'PostgreSQL blackholed: credential checks refused (503) within a bound, none checked; counted again once it answers',
+  async () => {
+    store = await createTestStore('postgres');
+    const url = new URL(store.url);
+    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+    server = await startServerProcess(store, { ...LIMIT_ENV, DATABASE_URL: proxy.via(store.url) });
+    await proxy.setMode('blackhole');
+    const checks = await counterValue(server.url, 'auth_failures_total');
+    const guesses = [await guess(server.url), await guess(server.url), await guess(server.url)];
+    expect(guesses.map(({ status, retryAfter }) => ({ status, retryAfter }))).toEqual(guesses.map(() => ({ status: 503, retryAfter: '1' })));
+    expect(Math.max(...guesses.map((answer) => answer.ms))).toBeLessThan(2000);
+    expect(await counterValue(server.url, 'auth_failures_total')).toBe(checks);
+    expect((await asked(server.url, '/protected-resource')).status).toBe(401);
+    expect(JSON.parse(linesWith(server, UNAVAILABLE)[0]!)).toMatchObject({ level: 40, store: 'database' });
     expect(linesWith(server, UNAVAILABLE)).toHaveLength(1);
-    // The refused statements are cancelled by the store itself (statement_timeout), not left waiting to take
-    // their points when the lock goes.
-    const waiting = `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and application_name = 'user-records'`;
-    expect(await poll(async () => (await postgresQuery<{ n: number }>(waiting))[0]!.n === 0, 10_000)).toBe(true);
-  } finally {
-    await locker.query('ROLLBACK');
-    await locker.end();
-  }
-  expect(await allowedBefore429([server.url], failedLogin, 401)).toBe(LIMIT);
-});
+    await proxy.setMode('pass');
+    await expectCountedAgain(server.url);
+  },
+);
+
+(postgresAvailable ? test : test.skip)(
+  'rate_limits locked by another session: a logged-in client is still let in; guesses and writes are refused (503), and take no point once the lock goes',
+  async () => {
+    store = await createTestStore('postgres');
+    // A read of the counts must not time out on a busy machine (300 ms was seen to pass): 2 s.
+    server = await startServerProcess(store, { ...LIMIT_ENV, RATE_LIMIT_STORE_TIMEOUT_MS: '2000' });
+    expect(await login(server.url)).toBe(200);
+    const locker = new pg.Client({ connectionString: store.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      // Reads of the counts go on; every write of them waits for the lock.
+      await locker.query('LOCK TABLE rate_limits IN EXCLUSIVE MODE');
+      // The credential it was let in with, from a client without failures, needs neither a point nor a forgiveness.
+      for (let i = 0; i < 3; i++) expect(await login(server.url)).toBe(200);
+      await expectRefusedUncounted(server.url, 8000);
+      expect(linesWith(server, UNAVAILABLE)).toHaveLength(1);
+      // The refused statements are cancelled by the store itself (statement_timeout), not left waiting to take
+      // their points when the lock goes.
+      const waiting = `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and application_name = 'user-records'`;
+      expect(await poll(async () => (await postgresQuery<{ n: number }>(waiting))[0]!.n === 0, 10_000)).toBe(true);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    expect(await allowedBefore429([server.url], failedLogin, 401)).toBe(LIMIT);
+  },
+);

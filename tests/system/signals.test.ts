@@ -56,19 +56,23 @@ const cases: Array<[string, string[], NodeJS.Signals, boolean]> = [
   ['make run', ['make', '-o', 'build', 'run'], 'SIGTERM', false],
 ];
 
-test.each(cases.map(([name, command, signal, toGroup]) => [`${name}: ${signal}`, command, signal, toGroup] as const))('%s, with WORKERS=2, stops the primary and every worker, and frees the port', async (_title, command, signal, toGroup) => {
-  server = await startServerCommand(command, store, { WORKERS: '2' });
-  tree = processTree(server.pid);
-  const port = Number(new URL(server.url).port);
-  expect(tree.length).toBeGreaterThanOrEqual(4); // the command, the primary, two workers
-  expect(await survivorsAfter(server, tree, signal, toGroup)).toEqual([]);
-  expect([0, signal]).toContain(await server.exited); // make re-raises the signal it passed on
-  expect(await portIsFree(port)).toBe(true);
-  const logs = server.output();
-  // Each worker says where it listens, and where the reference page is.
-  expect(logs).toContain(`"docs":"${server.url}/docs"`);
-  expect(logs.match(/"msg":"shutting down"/g)).toHaveLength(3); // the primary and both workers, once each
-}, 40_000);
+test.each(cases.map(([name, command, signal, toGroup]) => [`${name}: ${signal}`, command, signal, toGroup] as const))(
+  '%s, with WORKERS=2, stops the primary and every worker, and frees the port',
+  async (_title, command, signal, toGroup) => {
+    server = await startServerCommand(command, store, { WORKERS: '2' });
+    tree = processTree(server.pid);
+    const port = Number(new URL(server.url).port);
+    expect(tree.length).toBeGreaterThanOrEqual(4); // the command, the primary, two workers
+    expect(await survivorsAfter(server, tree, signal, toGroup)).toEqual([]);
+    expect([0, signal]).toContain(await server.exited); // make re-raises the signal it passed on
+    expect(await portIsFree(port)).toBe(true);
+    const logs = server.output();
+    // Each worker says where it listens, and where the reference page is.
+    expect(logs).toContain(`"docs":"${server.url}/docs"`);
+    expect(logs.match(/"msg":"shutting down"/g)).toHaveLength(3); // the primary and both workers, once each
+  },
+  40_000,
+);
 
 test('a worker that cannot stop is killed SHUTDOWN_TIMEOUT_MS + 5 s after the signal, and the primary still exits', async () => {
   server = await startServerCommand([process.execPath, 'dist/server/main.js'], store, { WORKERS: '2', SHUTDOWN_TIMEOUT_MS: '0' });

@@ -64,7 +64,11 @@ runs([['1'], ['2']])(
       const unknown = answered.filter(({ status }) => status === 504);
       for (const { type } of unknown) expect(type).toMatch(/write-outcome-unknown$/);
       // The operator sees each of them: one line with the store's code.
-      const lines = (msg: string) => server.output().split('\n').filter((line) => line.includes(`"msg":"${msg}"`));
+      const lines = (msg: string) =>
+        server
+          .output()
+          .split('\n')
+          .filter((line) => line.includes(`"msg":"${msg}"`));
       expect(lines('store unavailable').length).toBe(refused.length);
       for (const line of lines('store unavailable')) expect(line).toMatch(/"code":"WRITE_NOT_BEGUN"/);
       expect(lines('store did not confirm a write in time; its outcome is unknown to the client').length).toBe(unknown.length);

@@ -98,8 +98,13 @@ describeMounted('SQLite on a full disk', () => {
     expect(await counterValue(server.url, 'store_unavailable_total')).toBeGreaterThanOrEqual(statuses.filter((s) => s === 503).length);
 
     // Each 503 logged once, at warn, with the store's code and without a stack.
-    const logged = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(logged.filter((line) => line.msg === 'store unavailable' && line.level === 40 && line.code === 'SQLITE_FULL').length).toBeGreaterThanOrEqual(statuses.filter((s) => s === 503).length);
+    const logged = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logged.filter((line) => line.msg === 'store unavailable' && line.level === 40 && line.code === 'SQLITE_FULL').length).toBeGreaterThanOrEqual(
+      statuses.filter((s) => s === 503).length,
+    );
     expect(logged.filter((line) => line.level === 50)).toEqual([]);
 
     rmSync(filler);
@@ -120,7 +125,12 @@ describeMounted('SQLite on a full disk', () => {
       const row = (firstName: string) => newUserRow({ firstName, lastName: 'L', email: 'e@example.com' }, now);
       const units = [
         database.write((trx) => trx.insertInto('users').values(row('small')).execute()),
-        database.write((trx) => trx.insertInto('users').values(row('x'.repeat(5_000_000))).execute()),
+        database.write((trx) =>
+          trx
+            .insertInto('users')
+            .values(row('x'.repeat(5_000_000)))
+            .execute(),
+        ),
       ];
       const outcomes = await Promise.allSettled(units);
       expect(outcomes.map((outcome) => outcome.status === 'rejected' && database.outage(outcome.reason))).toEqual(['SQLITE_FULL', 'SQLITE_FULL']);

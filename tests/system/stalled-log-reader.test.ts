@@ -40,7 +40,10 @@ test('requests are answered while nobody reads the log, and no line is lost', as
       return false;
     };
     expect(await logged()).toBe(true);
-    const lines = server.output().split('\n').filter((line) => line.includes('"msg":"request"') && line.includes('stalled-'));
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"request"') && line.includes('stalled-'));
     expect(lines).toHaveLength(REQUESTS);
   } finally {
     await server.stop();

@@ -49,28 +49,34 @@ test('a database that never answers: a line per try, then one line that names DA
   expect(output.split('\n').filter((line) => line.includes(RETRY_LINE)).length).toBeGreaterThanOrEqual(2);
   const [line, ...others] = plainLines(output);
   expect(others).toEqual([]);
-  expect(line).toMatch(/^Could not start: the store did not answer within 2 s \(ECONNREFUSED: .*\)\. Check DATABASE_URL and that the database runs, or wait longer with DATABASE_START_TIMEOUT_MS\.$/);
+  expect(line).toMatch(
+    /^Could not start: the store did not answer within 2 s \(ECONNREFUSED: .*\)\. Check DATABASE_URL and that the database runs, or wait longer with DATABASE_START_TIMEOUT_MS\.$/,
+  );
 }, 60_000);
 
-(postgresAvailable ? test : test.skip)('PostgreSQL that comes up after the service: it is waited for, and the service starts', async () => {
-  const postgres = await createTestStore('postgres');
-  const target = new URL(postgres.url);
-  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-  await proxy.setMode('refuse');
-  try {
-    const launched = launchServerProcess(postgres, { DATABASE_URL: proxy.via(postgres.url), LOG_LEVEL: 'info' });
-    // The database "comes up" once the service has said it was refused and will try again.
-    for (let tries = 0; tries < 600 && !launched.output().includes(RETRY_LINE); tries++) await new Promise((resolve) => setTimeout(resolve, 50));
-    await proxy.setMode('pass');
-    const server = await launched.started;
+(postgresAvailable ? test : test.skip)(
+  'PostgreSQL that comes up after the service: it is waited for, and the service starts',
+  async () => {
+    const postgres = await createTestStore('postgres');
+    const target = new URL(postgres.url);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    await proxy.setMode('refuse');
     try {
-      expect(server.output()).toContain(RETRY_LINE);
-      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+      const launched = launchServerProcess(postgres, { DATABASE_URL: proxy.via(postgres.url), LOG_LEVEL: 'info' });
+      // The database "comes up" once the service has said it was refused and will try again.
+      for (let tries = 0; tries < 600 && !launched.output().includes(RETRY_LINE); tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+      await proxy.setMode('pass');
+      const server = await launched.started;
+      try {
+        expect(server.output()).toContain(RETRY_LINE);
+        expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+      } finally {
+        await server.stop();
+      }
     } finally {
-      await server.stop();
+      await proxy.close();
+      await postgres.drop();
     }
-  } finally {
-    await proxy.close();
-    await postgres.drop();
-  }
-}, 60_000);
+  },
+  60_000,
+);

@@ -60,7 +60,11 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
     bouncer = await startPgBouncer({ poolMode: 'transaction', poolSize: 4 });
     database = `user_records_topology_${randomBytes(5).toString('hex')}`;
     await postgresQuery(`create database ${database}`);
-    store = { dialect: 'postgres', url: bouncer.url(database), drop: async () => void (await postgresQuery(`drop database if exists ${database} with (force)`)) };
+    store = {
+      dialect: 'postgres',
+      url: bouncer.url(database),
+      drop: async () => void (await postgresQuery(`drop database if exists ${database} with (force)`)),
+    };
     for (const slot of SLOTS) ports[slot] = await freePort();
     env = {
       DATABASE_POOL_MODE: 'transaction',
@@ -79,9 +83,10 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
     await store.drop();
   });
 
-  test('TRUST_PROXY=1 tells clients apart behind the proxy: one client\'s write limit, counted across both instances, is not another\'s', async () => {
+  test("TRUST_PROXY=1 tells clients apart behind the proxy: one client's write limit, counted across both instances, is not another's", async () => {
     await startTopology({ RATE_LIMIT_WRITES_PER_MINUTE: '3' });
-    const write = (from: string, n: number) => requestFrom(`${proxy.url}/users`, { from, method: 'POST', json: { firstName: 'T', lastName: 'P', email: `tp-${from}-${n}@example.com` } });
+    const write = (from: string, n: number) =>
+      requestFrom(`${proxy.url}/users`, { from, method: 'POST', json: { firstName: 'T', lastName: 'P', email: `tp-${from}-${n}@example.com` } });
     const first: number[] = [];
     // Round robin: the client's four writes go to both instances, which count them together in Redis.
     for (let n = 0; n < 4; n++) first.push((await write('127.0.0.2', n)).status);
@@ -176,7 +181,8 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
     expect(stored.length).toBe(ids.length);
     const duplicated = await direct(`select email from users where email like 'rolling-%' group by email having count(*) > 1`);
     expect(duplicated).toEqual([]);
-    if (REPORT) writeFileSync(REPORT, readFileSync(REPORT, 'utf8').replace('(checked below) | (checked below)', `${ids.length - stored.length} | ${duplicated.length}`));
+    if (REPORT)
+      writeFileSync(REPORT, readFileSync(REPORT, 'utf8').replace('(checked below) | (checked below)', `${ids.length - stored.length} | ${duplicated.length}`));
   }, 120_000);
 
   test('an instance killed in a flood of creates: HAProxy sends none without an Idempotency-Key twice, and each keyed one again', async () => {
@@ -209,10 +215,15 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
 
     const stored = await storedEmails(store);
     const twice = new Set((await direct<{ email: string }>('select email from users group by email having count(*) > 1')).map((row) => row.email));
-    for (const [name, answers] of [['without a key', plain], ['keyed', keyed]] as const) {
+    for (const [name, answers] of [
+      ['without a key', plain],
+      ['keyed', keyed],
+    ] as const) {
       const found = audit(answers, stored);
       const doubled = answers.filter(({ email }) => twice.has(email));
-      console.log(`${summary(`kill -9 in a flood of creates, ${name}`, found)}; ${answers.filter(({ email }) => stored.has(email)).length} stored, ${doubled.length} twice`);
+      console.log(
+        `${summary(`kill -9 in a flood of creates, ${name}`, found)}; ${answers.filter(({ email }) => stored.has(email)).length} stored, ${doubled.length} twice`,
+      );
       expect(doubled).toEqual([]);
       expect(found.acknowledgedButLost).toEqual([]);
       // What is stored was acknowledged, or its client was not told (made or not); nothing refused.
@@ -232,11 +243,18 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
     try {
       for (let i = 0; i < 10; i++) {
         const read = requestFrom(`${proxy.url}/users/1`, { from: '127.0.0.1', newConnection: true, timeoutMs: 2000 });
-        reads.push(await read.then((response) => response.status, (error: Error) => error.message));
+        reads.push(
+          await read.then(
+            (response) => response.status,
+            (error: Error) => error.message,
+          ),
+        );
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
       const answered = reads.filter((read) => read === 200).length;
-      console.log(`250 slow heads from one address: ${answered} of 10 GETs answered within 2 s; of ${attack.tried()} attacking connections, ${attack.refused()} refused, ${attack.timedOut()} answered 408`);
+      console.log(
+        `250 slow heads from one address: ${answered} of 10 GETs answered within 2 s; of ${attack.tried()} attacking connections, ${attack.refused()} refused, ${attack.timedOut()} answered 408`,
+      );
       expect(reads).toEqual(Array(10).fill(200));
       // The slow heads are cut off at the proxy's time for a head, and their places taken by new ones.
       await until(async () => attack.timedOut() > 0, 'a slow head answered 408', 10_000);

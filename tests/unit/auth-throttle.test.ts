@@ -37,7 +37,9 @@ test('a point given back after the client was forgiven is no extra guess', async
 test('points given back by many attempts around a forgiveness leave the budget as it was', async () => {
   const throttle = createAuthThrottle({ maxFailures: 3, windowMs: 60_000 }, memoryCounters);
   const refusals: ((error: Error) => void)[] = [];
-  const held = Array.from({ length: 2 }, () => throttle.guard('client', 'alice', () => new Promise<boolean>((_resolve, reject) => refusals.push(reject)), isRight));
+  const held = Array.from({ length: 2 }, () =>
+    throttle.guard('client', 'alice', () => new Promise<boolean>((_resolve, reject) => refusals.push(reject)), isRight),
+  );
   while (refusals.length < 2) await new Promise((resolve) => setImmediate(resolve));
   expect(await throttle.guard('client', 'alice', right, isRight)).toMatchObject({ checked: true });
   for (const refuse of refusals) refuse(new Error('refused by the hash gate'));
@@ -73,7 +75,10 @@ function counters(failing: (prefix: string, call: string) => boolean) {
 
 test('a count its store cannot answer refuses the attempt before any check; the count that answered gets its point back', async () => {
   let down = true;
-  const throttle = createAuthThrottle({ maxFailures: 3, windowMs: 60_000 }, counters((prefix, call) => down && prefix === 'auth-name' && call === 'consume'));
+  const throttle = createAuthThrottle(
+    { maxFailures: 3, windowMs: 60_000 },
+    counters((prefix, call) => down && prefix === 'auth-name' && call === 'consume'),
+  );
   let checks = 0;
   const counted = () => ((checks += 1), wrong());
   for (let i = 0; i < 5; i++) await expect(throttle.guard('client', 'alice', counted, isRight)).rejects.toBeInstanceOf(CountsUnavailableError);
@@ -85,13 +90,18 @@ test('a count its store cannot answer refuses the attempt before any check; the 
 
 test('points its store cannot take back, and failures it cannot forgive, stay counted: fewer guesses, never more', async () => {
   let down = false;
-  const throttle = createAuthThrottle({ maxFailures: 4, windowMs: 60_000 }, counters((_prefix, call) => down && (call === 'reward' || call === 'delete')));
+  const throttle = createAuthThrottle(
+    { maxFailures: 4, windowMs: 60_000 },
+    counters((_prefix, call) => down && (call === 'reward' || call === 'delete')),
+  );
   expect(await guesses(throttle, 2)).toEqual([true, true]);
   down = true;
   // The right credential is let in, though its forgiveness cannot be written.
   expect(await throttle.guard('client', 'alice', right, isRight)).toMatchObject({ checked: true, result: true });
   // An attempt the hash gate refused cannot give its point back.
-  await expect(throttle.guard('client', 'alice', () => Promise.reject(new Error('refused by the hash gate')), isRight)).rejects.toThrow('refused by the hash gate');
+  await expect(throttle.guard('client', 'alice', () => Promise.reject(new Error('refused by the hash gate')), isRight)).rejects.toThrow(
+    'refused by the hash gate',
+  );
   down = false;
   // Both kept their points: with the two failures, the budget of four is spent.
   expect(await guesses(throttle, 1)).toEqual([false]);
@@ -99,7 +109,10 @@ test('points its store cannot take back, and failures it cannot forgive, stay co
 
 test('one client has at most its budget of attempts under way: one more is refused at once, before its store is asked', async () => {
   let consumes = 0;
-  const throttle = createAuthThrottle({ maxFailures: 3, windowMs: 60_000 }, counters((_prefix, call) => (call === 'consume' && consumes++, false)));
+  const throttle = createAuthThrottle(
+    { maxFailures: 3, windowMs: 60_000 },
+    counters((_prefix, call) => (call === 'consume' && consumes++, false)),
+  );
   const held: ((result: boolean) => void)[] = [];
   const under = Array.from({ length: 3 }, () => throttle.guard('client', 'alice', () => new Promise<boolean>((resolve) => held.push(resolve)), isRight));
   while (held.length < 3) await new Promise((resolve) => setImmediate(resolve));

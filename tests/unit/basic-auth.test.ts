@@ -25,7 +25,10 @@ describe('parseBasicAuthorization', () => {
 
 describe.each([
   ['a plain password', async () => ({ kind: 'password' as const, password: 'pw' })],
-  ['an scrypt hash', async () => ({ kind: 'hash' as const, hash: parsePasswordHash(await hashPassword('pw', { cost: 1024, blockSize: 8, parallelization: 1 }))! })],
+  [
+    'an scrypt hash',
+    async () => ({ kind: 'hash' as const, hash: parsePasswordHash(await hashPassword('pw', { cost: 1024, blockSize: 8, parallelization: 1 }))! }),
+  ],
 ])('createBasicAuthenticator with %s', (_case, secret) => {
   test('accepts exactly the configured pair', async () => {
     const check = createBasicAuthenticator({ username: 'admin', secret: await secret() });

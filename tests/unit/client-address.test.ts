@@ -20,9 +20,12 @@ describe('normaliseAddress', () => {
     expect(normaliseAddress(raw)).toBe(key);
   });
 
-  test.each(['', 'unknown', 'evil.example', '1.2.3', '01.2.3.4', '1.2.3.4.5', 'x'.repeat(12_000), `2001:db8::1${' '.repeat(100)}`])('%j is not an address', (raw) => {
-    expect(normaliseAddress(raw)).toBeUndefined();
-  });
+  test.each(['', 'unknown', 'evil.example', '1.2.3', '01.2.3.4', '1.2.3.4.5', 'x'.repeat(12_000), `2001:db8::1${' '.repeat(100)}`])(
+    '%j is not an address',
+    (raw) => {
+      expect(normaliseAddress(raw)).toBeUndefined();
+    },
+  );
 });
 
 describe('clientAddress', () => {

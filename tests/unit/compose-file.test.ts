@@ -29,7 +29,10 @@ function environmentOf(service: Service): Record<string, string> {
       name,
       value === null
         ? shell[name]!
-        : value.replace(/\$\{(\w+)(?::([?-])([^}]*))?\}/g, (_all, variable: string, kind?: string, rest?: string) => shell[variable] ?? (kind === '-' ? rest! : '')),
+        : value.replace(
+            /\$\{(\w+)(?::([?-])([^}]*))?\}/g,
+            (_all, variable: string, kind?: string, rest?: string) => shell[variable] ?? (kind === '-' ? rest! : ''),
+          ),
     ]),
   );
 }
@@ -40,11 +43,16 @@ test('both instances run the image make image builds, with settings the service 
     expect(service.image).toBe('localhost/user-records-service:latest');
     const config = loadConfig(environmentOf(service));
     expect(config.database).toMatchObject({ kind: 'postgres', poolMode: 'session' });
-    expect(config).toMatchObject({ trustProxy: 1, migrateAtStart: false, sharedLimits: { redisUrl: 'redis://redis:6379' }, basicAuth: { username: 'admin', secret: { kind: 'hash' } } });
+    expect(config).toMatchObject({
+      trustProxy: 1,
+      migrateAtStart: false,
+      sharedLimits: { redisUrl: 'redis://redis:6379' },
+      basicAuth: { username: 'admin', secret: { kind: 'hash' } },
+    });
   }
 });
 
-test('the migration runs the image\'s migrate tool on the same database, with nothing but its settings', () => {
+test("the migration runs the image's migrate tool on the same database, with nothing but its settings", () => {
   const migrate = compose.services.migrate!;
   expect(migrate.command).toEqual(['node', 'dist/server/tools/migrate.js']);
   expect(loadStoreConfig(environmentOf(migrate)).database).toEqual(loadConfig(environmentOf(compose.services.app1!)).database);
@@ -60,7 +68,7 @@ test('HAProxy runs deploy/haproxy.cfg and gets every variable it names', () => {
   expect(environmentOf(haproxy)).toMatchObject({ APP1: 'app1:3000', APP2: 'app2:3000' });
 });
 
-test('HAProxy limits a client\'s connections with the numbers the service uses alone, which TRUST_PROXY turns off there', () => {
+test("HAProxy limits a client's connections with the numbers the service uses alone, which TRUST_PROXY turns off there", () => {
   const alone = loadConfig(environmentOf(compose.services.app1!));
   const numbers = { MAX_CONNECTIONS_PER_CLIENT: String(alone.maxConnectionsPerClient), HEADERS_TIMEOUT_MS: String(alone.timeouts.headersMs) };
   expect(Object.fromEntries([...proxyVariables].filter(([, fallback]) => fallback !== undefined))).toEqual(numbers);

@@ -178,14 +178,20 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ writesPerMinute: 0, hashChecks: { concurrency: 4, queue: 0 }, searchQueue: 8 });
   });
 
-  test('tracing is on with OTEL_EXPORTER_OTLP_ENDPOINT, with OpenTelemetry\'s own variables and defaults', () => {
+  test("tracing is on with OTEL_EXPORTER_OTLP_ENDPOINT, with OpenTelemetry's own variables and defaults", () => {
     expect(loadConfig({ ...required, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toEqual({
       endpoint: 'http://collector:4318',
       serviceName: 'user-records',
       exportDelayMs: 5000,
       exportTimeoutMs: 10_000,
     });
-    const env = { ...required, OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c', OTEL_SERVICE_NAME: 'users-eu', OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_EXPORTER_OTLP_TIMEOUT: '2000' };
+    const env = {
+      ...required,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c',
+      OTEL_SERVICE_NAME: 'users-eu',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '2000',
+    };
     expect(loadConfig(env).tracing).toEqual({ endpoint: 'https://c', serviceName: 'users-eu', exportDelayMs: 100, exportTimeoutMs: 2000 });
     expect(problemsOf({ ...required, OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toEqual([
       'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (got "collector:4318")',
@@ -211,7 +217,9 @@ describe('loadConfig', () => {
   });
 
   test('SANDBOX runs in one process on SQLite', () => {
-    expect(problemsOf({ ...required, SANDBOX: 'true', DATABASE_URL: 'postgres://u@localhost/db' })).toEqual(['SANDBOX runs on SQLite (sqlite::memory: or a file), not PostgreSQL']);
+    expect(problemsOf({ ...required, SANDBOX: 'true', DATABASE_URL: 'postgres://u@localhost/db' })).toEqual([
+      'SANDBOX runs on SQLite (sqlite::memory: or a file), not PostgreSQL',
+    ]);
     expect(problemsOf({ ...required, SANDBOX: 'true', WORKERS: '2' })).toEqual(['SANDBOX runs in one process: its store is in memory (WORKERS must be 1)']);
   });
 
@@ -226,9 +234,15 @@ describe('loadConfig', () => {
   });
 
   test('DATABASE_POOL_MODE=transaction is for a pooler in transaction mode in front of PostgreSQL', () => {
-    expect(loadConfig({ ...required, DATABASE_URL: 'postgres://app@pgbouncer:6432/users', DATABASE_POOL_MODE: 'transaction' }).database).toMatchObject({ poolMode: 'transaction' });
-    expect(problemsOf({ ...required, DATABASE_URL: 'postgres://app@pgbouncer:6432/users', DATABASE_POOL_MODE: 'statement' })).toEqual(['DATABASE_POOL_MODE must be one of session, transaction (got "statement")']);
-    expect(problemsOf({ ...required, DATABASE_POOL_MODE: 'transaction' })).toEqual(['DATABASE_POOL_MODE applies to PostgreSQL only (DATABASE_URL names SQLite)']);
+    expect(loadConfig({ ...required, DATABASE_URL: 'postgres://app@pgbouncer:6432/users', DATABASE_POOL_MODE: 'transaction' }).database).toMatchObject({
+      poolMode: 'transaction',
+    });
+    expect(problemsOf({ ...required, DATABASE_URL: 'postgres://app@pgbouncer:6432/users', DATABASE_POOL_MODE: 'statement' })).toEqual([
+      'DATABASE_POOL_MODE must be one of session, transaction (got "statement")',
+    ]);
+    expect(problemsOf({ ...required, DATABASE_POOL_MODE: 'transaction' })).toEqual([
+      'DATABASE_POOL_MODE applies to PostgreSQL only (DATABASE_URL names SQLite)',
+    ]);
   });
 
   test('reads the store timeouts; keepalive 0 turns it off', () => {
@@ -247,7 +261,11 @@ describe('loadConfig', () => {
     expect(loadConfig(env).sharedLimits).toEqual({ redisUrl: 'redis://:pw@cache:6379/2', keyPrefix: 'users-eu', timeoutMs: 250 });
     expect(loadConfig({ ...required, REDIS_URL: '' }).sharedLimits.redisUrl).toBeUndefined();
     const problems = problemsOf({ ...required, REDIS_URL: 'http://:hunter2@cache', RATE_LIMIT_KEY_PREFIX: 'a:b', RATE_LIMIT_STORE_TIMEOUT_MS: '0' });
-    expect(problems).toEqual([expect.stringMatching(/^REDIS_URL must be/), expect.stringMatching(/^RATE_LIMIT_KEY_PREFIX/), expect.stringMatching(/^RATE_LIMIT_STORE_TIMEOUT_MS/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/^REDIS_URL must be/),
+      expect.stringMatching(/^RATE_LIMIT_KEY_PREFIX/),
+      expect.stringMatching(/^RATE_LIMIT_STORE_TIMEOUT_MS/),
+    ]);
     expect(problems.join()).not.toContain('hunter2');
   });
 

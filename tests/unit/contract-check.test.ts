@@ -36,7 +36,9 @@ describe('contract checker used by the component tests', () => {
   test('accepts declared headers that match their schemas, and ignores the undeclared', () => {
     const headers = withHeaders({ etag: '"3"', 'x-request-id': 'anything at all', ratelimit: '"writes";r=5;t=60' });
     expect(contractViolation('replaceUser', { status: 200, contentType: 'application/json', body: user, headers })).toBeUndefined();
-    expect(contractViolation('listUsers', { status: 200, contentType: 'application/json', body: [user], headers: withHeaders({ 'x-total-count': '1' }) })).toBeUndefined();
+    expect(
+      contractViolation('listUsers', { status: 200, contentType: 'application/json', body: [user], headers: withHeaders({ 'x-total-count': '1' }) }),
+    ).toBeUndefined();
   });
 
   test.each([
@@ -46,6 +48,8 @@ describe('contract checker used by the component tests', () => {
     ['an X-Total-Count that is not a number', 'listUsers', 200, { 'x-total-count': 'twelve' }],
   ])('rejects %s', (_case, operationId, status, headers) => {
     const body = status === 204 ? undefined : operationId === 'listUsers' ? [user] : user;
-    expect(contractViolation(operationId, { status, contentType: 'application/json', body, headers: withHeaders(headers) })).toEqual(expect.stringMatching(/^header /));
+    expect(contractViolation(operationId, { status, contentType: 'application/json', body, headers: withHeaders(headers) })).toEqual(
+      expect.stringMatching(/^header /),
+    );
   });
 });

@@ -49,10 +49,16 @@ test.each([
 
 test('an added optional response field needs a minor version; a description, a patch', () => {
   const added = (contract: Contract) => (contract.components.schemas.User.properties.nickname = { type: 'string', maxLength: 50 });
-  expect(gate(changed(released.info.version, added))).toMatchObject({ level: 'minor', problems: [expect.stringContaining(`${major}.${minor + 1}.0 or later`)] });
+  expect(gate(changed(released.info.version, added))).toMatchObject({
+    level: 'minor',
+    problems: [expect.stringContaining(`${major}.${minor + 1}.0 or later`)],
+  });
   expect(gate(changed(`${major}.${minor + 1}.0`, added)).problems).toEqual([]);
   const described = (contract: Contract) => (contract.info.description = 'Another description.');
-  expect(gate(changed(released.info.version, described))).toMatchObject({ level: 'patch', problems: [expect.stringContaining(`${major}.${minor}.${patch + 1} or later`)] });
+  expect(gate(changed(released.info.version, described))).toMatchObject({
+    level: 'patch',
+    problems: [expect.stringContaining(`${major}.${minor}.${patch + 1} or later`)],
+  });
 });
 
 test('the changelog entry is made from the changes, breaking ones first', () => {
@@ -61,7 +67,9 @@ test('the changelog entry is made from the changes, breaking ones first', () => 
     contract.info.description = 'Another description.';
   });
   const entry: string = changelogEntry(after.info.version, gate(after).changes, '2026-11-26');
-  expect(entry).toMatch(new RegExp(`^## ${major + 1}\\.0\\.0 \\(2026-11-26\\)\\n\\n### Breaking\\n\\n- GET /users: \\[Removed\\] required status from \`\\[\\]\\.email\``));
+  expect(entry).toMatch(
+    new RegExp(`^## ${major + 1}\\.0\\.0 \\(2026-11-26\\)\\n\\n### Breaking\\n\\n- GET /users: \\[Removed\\] required status from \`\\[\\]\\.email\``),
+  );
   expect(entry).toContain('- GET /users/{id}: [Removed] annotation (email) in Response 200 content (application/json)');
   expect(entry.indexOf('### Documentation')).toBeGreaterThan(entry.indexOf('### Breaking'));
 });

@@ -63,7 +63,21 @@ test.each(withPattern)('%s: the pattern stays linear on 64 KiB of hostile text',
 });
 
 /** Text that tells engines apart: astral characters (two UTF-16 units) and BMP letters, blanks and marks. */
-const PORTABILITY_SAMPLES = ['Ada 😀', '😀', 'Zoë', 'İstanbul', 'a\u0301', '中文', 'x'.repeat(3), 'a b', '1', 'a@example.com', 'last_name,-id', 'AgABAAI', 'WzEsImlkIiwiYSIsWzJdXQ'];
+const PORTABILITY_SAMPLES = [
+  'Ada 😀',
+  '😀',
+  'Zoë',
+  'İstanbul',
+  'a\u0301',
+  '中文',
+  'x'.repeat(3),
+  'a b',
+  '1',
+  'a@example.com',
+  'last_name,-id',
+  'AgABAAI',
+  'WzEsImlkIiwiYSIsWzJdXQ',
+];
 
 test.each(withPattern)('%s: the pattern is portable: no surrogate ranges, the same verdict with and without the u flag', (_where, schema) => {
   const pattern = schema.pattern as string;
@@ -74,7 +88,11 @@ test.each(withPattern)('%s: the pattern is portable: no surrogate ranges, the sa
 });
 
 const headerParameters = Object.values(document.paths)
-  .flatMap((item) => Object.entries(item).flatMap(([method, operation]) => (method === 'parameters' ? (operation as unknown[]) : ((operation as { parameters?: unknown[] }).parameters ?? []))))
+  .flatMap((item) =>
+    Object.entries(item).flatMap(([method, operation]) =>
+      method === 'parameters' ? (operation as unknown[]) : ((operation as { parameters?: unknown[] }).parameters ?? []),
+    ),
+  )
   .map((parameter) => contract.resolve<{ name: string; in: string; schema: unknown }>(parameter))
   .filter((parameter) => parameter.in === 'header');
 const headers = [...new Map(headerParameters.map((p) => [p.name, contract.resolve<Schema>(p.schema)])).entries()];
@@ -99,14 +117,19 @@ test.each(headers)('header %s admits only what HTTP carries as it is: visible AS
 
 test('header parameters write their schema out: Dredd cannot compile a header whose schema is a $ref', () => {
   const parameters = (contract.document.components as { parameters: Record<string, { in: string; schema: { $ref?: string } }> }).parameters;
-  const refs = Object.entries(parameters).filter(([, p]) => p.in === 'header' && p.schema.$ref !== undefined).map(([name]) => name);
+  const refs = Object.entries(parameters)
+    .filter(([, p]) => p.in === 'header' && p.schema.$ref !== undefined)
+    .map(([name]) => name);
   expect(refs).toEqual([]);
   // If-Match and If-None-Match take the same entity tags, written twice.
   expect(parameters.IfMatch!.schema).toEqual(parameters.IfNoneMatch!.schema);
 });
 
 test('entity-tag lists admit no white space before or after: HTTP strips it, so no server sees it (RFC 9110 §5.5)', () => {
-  const pattern = new RegExp((contract.document.components as { parameters: Record<string, { schema: { pattern: string } }> }).parameters.IfMatch!.schema.pattern, 'u');
+  const pattern = new RegExp(
+    (contract.document.components as { parameters: Record<string, { schema: { pattern: string } }> }).parameters.IfMatch!.schema.pattern,
+    'u',
+  );
   expect(['', '*', '"1"', 'W/"1"', '"1", "2"', '"1",\t"2"'].filter((value) => !pattern.test(value))).toEqual([]);
   expect([' "1"', '"1" ', '\t', ' ', ' *'].filter((value) => pattern.test(value))).toEqual([]);
 });

@@ -5,16 +5,21 @@ import { loadContract } from '../../server/http/contract/ajv-contract.js';
 
 const { document } = loadContract();
 const operations = Object.entries(document.paths as Record<string, Record<string, { summary?: string; operationId?: string }>>).flatMap(([path, item]) =>
-  Object.entries(item).filter(([method]) => method !== 'parameters').map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation] as const),
+  Object.entries(item)
+    .filter(([method]) => method !== 'parameters')
+    .map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation] as const),
 );
 
 test.each(operations)('%s has a summary in plain text', (_where, operation) => {
   expect(operation.summary).toMatch(/^[^`*_[\]]+$/);
 });
 
-test.each((document.servers as { url: string; description: string }[]).map((server) => [server.url, server.description] as const))('the server %s is described in plain text', (_url, description) => {
-  expect(description).toMatch(/^[^`*_[\]]+$/);
-});
+test.each((document.servers as { url: string; description: string }[]).map((server) => [server.url, server.description] as const))(
+  'the server %s is described in plain text',
+  (_url, description) => {
+    expect(description).toMatch(/^[^`*_[\]]+$/);
+  },
+);
 
 // Swagger UI's Try it out fills each parameter with its `example` and sends it: an optional parameter with an
 // example would be sent unasked (`delay=2` held every answer 2 s on the sandbox, `If-None-Match: "3"`, a

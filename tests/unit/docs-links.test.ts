@@ -7,7 +7,12 @@ import { fileURLToPath } from 'node:url';
 // a dead end. Every page of docs/ is listed in README.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 const read = (page: string) => readFileSync(join(ROOT, page), 'utf8');
 
 /** The text outside fenced code blocks, where links and headings are. */
@@ -31,8 +36,7 @@ function anchorsOf(text: string): Set<string> {
   return anchors;
 }
 
-const links = (page: string) =>
-  [...prose(read(page)).matchAll(/\]\(([^)\s]+)\)/g)].map(([, target]) => target!).filter((target) => !/^[a-z]+:/.test(target));
+const links = (page: string) => [...prose(read(page)).matchAll(/\]\(([^)\s]+)\)/g)].map(([, target]) => target!).filter((target) => !/^[a-z]+:/.test(target));
 
 test.each(PAGES)('every link of %s reaches a file and a heading that exist', (page) => {
   const broken = links(page).filter((target) => {

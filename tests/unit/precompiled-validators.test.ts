@@ -23,21 +23,37 @@ function verdict<Raw>(validate: (raw: Raw) => unknown, raw: Raw): unknown {
   }
 }
 
-const text = fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 }), fc.integer().map(String), fc.constantFrom('', '0', '-1', '2', '1.5', '100', 'ada@example.com', 'last_name,-id', '"1"', '*'));
+const text = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.string({ unit: 'binary', maxLength: 12 }),
+  fc.integer().map(String),
+  fc.constantFrom('', '0', '-1', '2', '1.5', '100', 'ada@example.com', 'last_name,-id', '"1"', '*'),
+);
 const value = fc.oneof(text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(text, { maxLength: 2 }));
 
 describe.each(routes.map((route) => [route.operationId, route] as const))('%s', (operationId, route) => {
   const compiled = compileRequestValidator(ahead, operationId);
   const reference = compileRequestValidator(atRunTime, operationId);
   const names = ahead.operation(operationId).parameters;
-  const raw = (location: string) => fc.dictionary(fc.constantFrom(...names.filter((p) => p.in === location).map((p) => (location === 'header' ? p.name.toLowerCase() : p.name)), 'other'), text, { maxKeys: 4 });
+  const raw = (location: string) =>
+    fc.dictionary(
+      fc.constantFrom(...names.filter((p) => p.in === location).map((p) => (location === 'header' ? p.name.toLowerCase() : p.name)), 'other'),
+      text,
+      { maxKeys: 4 },
+    );
 
   test('judges generated requests as ajv compiling at run time does', () => {
     fc.assert(
-      fc.property(raw('path'), raw('query'), raw('header'), fc.oneof(fc.dictionary(fc.constantFrom('firstName', 'lastName', 'email', 'name', 'job', 'x'), value), value), (path, query, header, body) => {
-        const request = { path, query, header, body: route.hasBody ? body : undefined } as RawRequest;
-        expect(verdict(compiled, structuredClone(request))).toEqual(verdict(reference, structuredClone(request)));
-      }),
+      fc.property(
+        raw('path'),
+        raw('query'),
+        raw('header'),
+        fc.oneof(fc.dictionary(fc.constantFrom('firstName', 'lastName', 'email', 'name', 'job', 'x'), value), value),
+        (path, query, header, body) => {
+          const request = { path, query, header, body: route.hasBody ? body : undefined } as RawRequest;
+          expect(verdict(compiled, structuredClone(request))).toEqual(verdict(reference, structuredClone(request)));
+        },
+      ),
       { seed: 20261126, numRuns: 150 },
     );
   });
@@ -48,6 +64,10 @@ test('the delay parameter and the first users are checked ahead as at run time',
     const query = delay === undefined ? {} : { delay };
     expect(verdict(answerDelay(ahead, { min: 0, max: 0 }), query as never)).toEqual(verdict(answerDelay(atRunTime, { min: 0, max: 0 }), query as never));
   }
-  const users = [{ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' }, { firstName: '', email: 'no' }, { firstName: 'A', lastName: 'B', email: 'a@example.com', admin: true }];
+  const users = [
+    { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' },
+    { firstName: '', email: 'no' },
+    { firstName: 'A', lastName: 'B', email: 'a@example.com', admin: true },
+  ];
   expect(checkFirstUsers(users, ahead)).toEqual(checkFirstUsers(users, atRunTime));
 });

@@ -14,7 +14,41 @@ const contextOf = (target: string): Context =>
 const entries = (query: object) => Object.entries(query);
 
 /** Pieces of query strings, ASCII: separators, escapes (well-formed, truncated, malformed, of bad UTF-8), names. */
-const PIECES = ['a', 'b', 'q', 'page', '=', '&', ';', '+', ' ', '?', '#', '%', '%2', '%zz', '%20', '%2B', '%26', '%3D', '%3F', '%00', '%C3%A9', '%C3', '%A9', '%F0%9F%98%80', '%F0%9F', '%ff', '%%', '__proto__', 'constructor', 'toString', '\t', '\x7f', '\x00'];
+const PIECES = [
+  'a',
+  'b',
+  'q',
+  'page',
+  '=',
+  '&',
+  ';',
+  '+',
+  ' ',
+  '?',
+  '#',
+  '%',
+  '%2',
+  '%zz',
+  '%20',
+  '%2B',
+  '%26',
+  '%3D',
+  '%3F',
+  '%00',
+  '%C3%A9',
+  '%C3',
+  '%A9',
+  '%F0%9F%98%80',
+  '%F0%9F',
+  '%ff',
+  '%%',
+  '__proto__',
+  'constructor',
+  'toString',
+  '\t',
+  '\x7f',
+  '\x00',
+];
 
 test('reads every ASCII query as Koa does', () => {
   fc.assert(

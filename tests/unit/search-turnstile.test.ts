@@ -96,7 +96,7 @@ test('at most `atOnce` statements run at the same time, however little the turn 
   expect(most).toBe(2);
 });
 
-test('askers take turns: one with many statements waiting delays another\'s next statement by one of its own, not by all', async () => {
+test("askers take turns: one with many statements waiting delays another's next statement by one of its own, not by all", async () => {
   const turnstile = createTurnstile({ perTurn: 1, atOnce: 1, maxWaiting: 1000, maxWaitingPerAsker: 0 });
   const order: string[] = [];
   const run = (searcher: string, name: string) => turnstile({ search: name, searcher }, async () => void order.push(name));

@@ -11,12 +11,16 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-test('README\'s table of the plain Spectral OWASP run is what Spectral reports, rule by rule', async () => {
+test("README's table of the plain Spectral OWASP run is what Spectral reports, rule by rule", async () => {
   // Inside node_modules, so that Spectral resolves the OWASP ruleset from the ruleset file as it would here.
   const folder = join(ROOT, 'node_modules/.cache/spectral-plain');
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, 'ruleset.yaml'), 'extends:\n  - spectral:oas\n  - "@stoplight/spectral-owasp-ruleset"\n');
-  const lint = await run(join(ROOT, 'node_modules/.bin/spectral'), ['lint', 'openapi/user-records.yaml', '--ruleset', join(folder, 'ruleset.yaml'), '-f', 'json', '-q'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }).catch(
+  const lint = await run(
+    join(ROOT, 'node_modules/.bin/spectral'),
+    ['lint', 'openapi/user-records.yaml', '--ruleset', join(folder, 'ruleset.yaml'), '-f', 'json', '-q'],
+    { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 },
+  ).catch(
     // Spectral exits non-zero when it finds errors; its report is still on stdout.
     (failed: { stdout: string }) => failed,
   );
@@ -26,7 +30,9 @@ test('README\'s table of the plain Spectral OWASP run is what Spectral reports, 
     found.set(key, (found.get(key) ?? 0) + 1);
   }
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const table = new Map([...readme.matchAll(/^\| `([^`]+)` \| (error|warn|info|hint) \| (\d+) \|/gm)].map(([, rule, severity, count]) => [`${rule} ${severity}`, Number(count)]));
+  const table = new Map(
+    [...readme.matchAll(/^\| `([^`]+)` \| (error|warn|info|hint) \| (\d+) \|/gm)].map(([, rule, severity, count]) => [`${rule} ${severity}`, Number(count)]),
+  );
   expect(Object.fromEntries(table)).toEqual(Object.fromEntries(found));
   const errors = [...found].filter(([key]) => key.endsWith(' error')).reduce((sum, [, n]) => sum + n, 0);
   const warnings = [...found].filter(([key]) => key.endsWith(' warn')).reduce((sum, [, n]) => sum + n, 0);

@@ -55,7 +55,10 @@ export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void
     .addColumn('n', 'bigint', (column) => column.notNull())
     .execute();
   const shards = Array.from({ length: SHARDS }, (_, shard) => ({ shard, n: 0 }));
-  await db.insertInto('user_count' as never).values(shards as never).execute();
+  await db
+    .insertInto('user_count' as never)
+    .values(shards as never)
+    .execute();
   await sql`update user_count set n = (select count(*) from users where users.id % ${sql.lit(SHARDS)} = user_count.shard)`.execute(db);
   for (const statement of COUNTING_TRIGGERS[dialect].create) await sql.raw(statement).execute(db);
 }

@@ -30,16 +30,17 @@ const BATCH = 500;
  */
 export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void> {
   for (const [key] of KEYS) {
-    await db.schema.alterTable('users').addColumn(key, sql.raw(BYTE_ORDER_TEXT[dialect]), (column) => column.notNull().defaultTo('')).execute();
+    await db.schema
+      .alterTable('users')
+      .addColumn(key, sql.raw(BYTE_ORDER_TEXT[dialect]), (column) => column.notNull().defaultTo(''))
+      .execute();
   }
   // Rows stored before: in batches by id, each one statement that sets the keys of its rows from a VALUES list.
   for (let after = 0; ; ) {
     const { rows } = await sql<{ id: number; first_name: string; last_name: string; email: string }>`
       select id, first_name, last_name, email from users where id > ${after} order by id limit ${BATCH}`.execute(db);
     if (rows.length === 0) break;
-    const values = sql.join(
-      rows.map((row) => sql`(cast(${row.id} as integer), ${fold(row.first_name)}, ${fold(row.last_name)}, ${fold(row.email)})`),
-    );
+    const values = sql.join(rows.map((row) => sql`(cast(${row.id} as integer), ${fold(row.first_name)}, ${fold(row.last_name)}, ${fold(row.email)})`));
     await sql`
       with folded (id, first_name_key, last_name_key, email_key) as (values ${values})
       update users set

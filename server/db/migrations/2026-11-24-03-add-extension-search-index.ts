@@ -35,9 +35,11 @@ export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void
   } catch {
     await sql`rollback to savepoint install_pg_trgm`.execute(db);
   }
-  await sql.raw(`create function users_holding(pattern text, most integer) returns table (match_id integer) language sql stable rows 20
+  await sql
+    .raw(`create function users_holding(pattern text, most integer) returns table (match_id integer) language sql stable rows 20
       set enable_seqscan = off set enable_indexscan = off
-      as $$ select id from users where (${SEARCHED_TEXT}) like pattern limit most $$`).execute(db);
+      as $$ select id from users where (${SEARCHED_TEXT}) like pattern limit most $$`)
+    .execute(db);
   const { rows } = await sql<{ schema: string }>`
       select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db);
   // Named with the extension's schema, which need not be on the service's search_path.

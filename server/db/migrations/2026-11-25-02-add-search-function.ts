@@ -16,9 +16,11 @@ const SEARCHED_TEXT = `first_name_key || E'\\n' || last_name_key || E'\\n' || em
  */
 export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void> {
   if (dialect !== 'postgres') return;
-  await sql.raw(`create function users_matching(key text, needle text, most integer) returns table (match_id integer) language sql stable rows 20
+  await sql
+    .raw(`create function users_matching(key text, needle text, most integer) returns table (match_id integer) language sql stable rows 20
        set enable_seqscan = off set enable_indexscan = off
-       as $$ select id from users where (${SEARCHED_TEXT}) like key and strpos(${SEARCHED_TEXT}, needle) > 0 limit most $$`).execute(db);
+       as $$ select id from users where (${SEARCHED_TEXT}) like key and strpos(${SEARCHED_TEXT}, needle) > 0 limit most $$`)
+    .execute(db);
 }
 
 /** Drops the function. */

@@ -102,8 +102,12 @@ export function createPostgresPool(
   settings: Readonly<Record<string, string>> = {},
 ): WatchedPool {
   const pool = new (loadPg().Pool)(poolOptions(url, size, timeouts, mode));
-  const setLocal = Object.entries({ ...sessionSettings(timeouts), ...settings }).map(([name, value]) => `set local ${name} = ${value}`).join('; ');
-  const setSession = Object.entries(settings).map(([name, value]) => `set ${name} = ${value}`).join('; ');
+  const setLocal = Object.entries({ ...sessionSettings(timeouts), ...settings })
+    .map(([name, value]) => `set local ${name} = ${value}`)
+    .join('; ');
+  const setSession = Object.entries(settings)
+    .map(([name, value]) => `set ${name} = ${value}`)
+    .join('; ');
   const reported = new WeakSet<pg.Client>();
   const report = (client: pg.Client, error: unknown) => {
     if (reported.has(client)) return;

@@ -35,7 +35,10 @@ export function postgresWriter(db: Kysely<Tables>): Write {
     try {
       value = await work(transaction);
     } catch (error) {
-      await transaction.rollback().execute().catch(() => undefined);
+      await transaction
+        .rollback()
+        .execute()
+        .catch(() => undefined);
       throw error;
     }
     try {

@@ -27,8 +27,9 @@ function checkStore(file: string): BackupSummary {
   try {
     const integrity = database.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') throw new BackupFailure(`${file} fails SQLite's integrity check: ${String(integrity)}`);
-    const tables = new Set((database.prepare(`select name from sqlite_master where type = 'table'`).pluck().all() as string[]));
-    if (!tables.has('users') || !tables.has('kysely_migration')) throw new BackupFailure(`${file} is not a store of this service (it has no users or kysely_migration table)`);
+    const tables = new Set(database.prepare(`select name from sqlite_master where type = 'table'`).pluck().all() as string[]);
+    if (!tables.has('users') || !tables.has('kysely_migration'))
+      throw new BackupFailure(`${file} is not a store of this service (it has no users or kysely_migration table)`);
     return {
       users: database.prepare('select count(*) from users').pluck().get() as number,
       migrations: database.prepare('select count(*) from kysely_migration').pluck().get() as number,

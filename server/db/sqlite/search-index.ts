@@ -74,8 +74,7 @@ export function planSearch(text: string, holders: ReadonlyMap<string, number>): 
 }
 
 /** Whether a user's folded names or address hold the text. */
-const holds = (text: string) =>
-  sql`(instr(users.first_name_key, ${text}) or instr(users.last_name_key, ${text}) or instr(users.email_key, ${text}))`;
+const holds = (text: string) => sql`(instr(users.first_name_key, ${text}) or instr(users.last_name_key, ${text}) or instr(users.email_key, ${text}))`;
 
 /**
  * The SQLite index. A text of one trigram is its own phrase. For a longer one, a first statement reads up to
@@ -104,7 +103,10 @@ export const sqliteSearchIndex: SearchIndex = {
     const rows = await read(
       sql<{ i: number; n: number; last: number | null }>`select -1 as i, max(id) as n, null as last from users
         ${sql.join(
-          probed.map((trigram, i) => sql`union all select ${i}, count(*), max(rowid) from (select rowid from users_search where users_search match ${phrase(trigram)} limit ${PROBE_READS})`),
+          probed.map(
+            (trigram, i) =>
+              sql`union all select ${i}, count(*), max(rowid) from (select rowid from users_search where users_search match ${phrase(trigram)} limit ${PROBE_READS})`,
+          ),
           sql` `,
         )}`,
     );
@@ -116,9 +118,13 @@ export const sqliteSearchIndex: SearchIndex = {
     }
     const plan = planSearch(text, holders);
     if (plan.kind === 'phrase') return exact();
-    const candidates = sql<{ id: number }>`(select rowid as id from users_search where users_search match ${plan.trigrams.map(phrase).join(' AND ')} limit ${CHECKED_CANDIDATES})`;
+    const candidates = sql<{
+      id: number;
+    }>`(select rowid as id from users_search where users_search match ${plan.trigrams.map(phrase).join(' AND ')} limit ${CHECKED_CANDIDATES})`;
     return {
-      matches: sql<{ match_id: number }>`(select users.id as match_id from ${candidates} as held cross join users on users.id = held.id where ${holds(text)} limit ${most})`,
+      matches: sql<{
+        match_id: number;
+      }>`(select users.id as match_id from ${candidates} as held cross join users on users.id = held.id where ${holds(text)} limit ${most})`,
       checked: { ids: candidates, reach: CHECKED_CANDIDATES },
     };
   },

@@ -50,7 +50,11 @@ export interface WriteRequest {
    */
   readonly beginBy: number;
 }
-export interface WriteAnswer { readonly id: number; readonly value?: unknown; readonly failure?: Failure }
+export interface WriteAnswer {
+  readonly id: number;
+  readonly value?: unknown;
+  readonly failure?: Failure;
+}
 
 /** Writes and answers travel in batches: those of one turn of the event loop share one message. */
 type Message = { type: 'user-records:store:write'; requests: WriteRequest[] } | { type: 'user-records:store:written'; answers: WriteAnswer[] };
@@ -78,7 +82,9 @@ export function failureOf(error: unknown): Failure {
   if (error instanceof WriteOutcomeUnknownError) return { kind: 'unknown', code: error.code };
   if (error instanceof StoreUnavailableError) return { kind: 'unavailable', code: error.code };
   if (error instanceof IdempotencyKeyInFlightError) return { kind: 'key-in-flight' };
-  return error instanceof Error ? { kind: 'bug', message: error.message, ...(error.stack ? { stack: error.stack } : {}) } : { kind: 'bug', message: String(error) };
+  return error instanceof Error
+    ? { kind: 'bug', message: error.message, ...(error.stack ? { stack: error.stack } : {}) }
+    : { kind: 'bug', message: String(error) };
 }
 
 function errorOf(failure: Failure): Error {
@@ -102,7 +108,10 @@ const WRITER_RESTART_MS = 1000;
 const WRITER_CLOSE_MS = 5000;
 
 /** What a writer thread is started with. */
-export interface WriterSettings { readonly database: DatabaseConfig; readonly timeouts: StoreTimeouts }
+export interface WriterSettings {
+  readonly database: DatabaseConfig;
+  readonly timeouts: StoreTimeouts;
+}
 
 /** A writer thread: the store's one writer, restarted if it dies. */
 interface WriterThread {
@@ -312,7 +321,12 @@ export function writesThroughPrimary(local: UserRepository, statementMs: number)
 export function writesThroughThread(local: UserRepository, settings: WriterSettings, logger: Logger): StoppableRepository {
   // Started before any write is asked.
   let writer: WriterThread | undefined;
-  const { repository, settle } = writesThrough(local, settings.timeouts.statementMs, (request) => writer!.post(request), () => true);
+  const { repository, settle } = writesThrough(
+    local,
+    settings.timeouts.statementMs,
+    (request) => writer!.post(request),
+    () => true,
+  );
   writer = startWriterThread(settings, logger, settle);
   return { ...repository, stop: () => writer!.close() };
 }

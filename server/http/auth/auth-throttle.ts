@@ -162,7 +162,8 @@ export function createAuthThrottle({ maxFailures, windowMs }: ThrottleSettings, 
         const until = Date.now() + Math.max(...outcome.refused.map((count) => count.msBeforeNext));
         const restarted = round > 0 && until > refusedUntil + WINDOW_TOLERANCE_MS;
         refusedUntil = until;
-        if (round === RETRIES || (round > 0 && !restarted && !underWay.has(client))) return { checked: false, retryAfterSeconds: Math.max(...outcome.refused.map(secondsLeft)) };
+        if (round === RETRIES || (round > 0 && !restarted && !underWay.has(client)))
+          return { checked: false, retryAfterSeconds: Math.max(...outcome.refused.map(secondsLeft)) };
         await othersDone(client);
         continue;
       }

@@ -74,7 +74,14 @@ export function authenticate(route: RouteDefinition, config: Config, guards: Aut
     if (known !== undefined && (await throttle.clear(client, known.username).catch(uncounted))) return known;
     const given = parseBasicAuthorization(header || undefined);
     if (given === undefined) throw challenge();
-    const guarded = await throttle.guard(client, given.username, () => run(client, given), (result) => 'principal' in result).catch(uncounted);
+    const guarded = await throttle
+      .guard(
+        client,
+        given.username,
+        () => run(client, given),
+        (result) => 'principal' in result,
+      )
+      .catch(uncounted);
     if (!guarded.checked) {
       const wait = guarded.retryAfterSeconds;
       metrics.limited('credentials');
@@ -88,7 +95,8 @@ export function authenticate(route: RouteDefinition, config: Config, guards: Aut
     }
     metrics.authFailed();
     // Logged once per lockout, not per refused guess: an attack must not flood the log. No user name either.
-    if (guarded.last) logger.warn({ client, requestId: ctx.response.get('X-Request-Id') }, 'failed credential checks reached the limit; client refused for a while');
+    if (guarded.last)
+      logger.warn({ client, requestId: ctx.response.get('X-Request-Id') }, 'failed credential checks reached the limit; client refused for a while');
     throw challenge();
   };
 }

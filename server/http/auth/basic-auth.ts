@@ -22,7 +22,10 @@ export function createBasicAuthenticator(expected: { username: string; secret: B
   const passwordMatches =
     secret.kind === 'hash'
       ? (given: string) => verifyPassword(given, secret.hash)
-      : ((password: Buffer) => async (given: string) => sameText(given, password))(digest(secret.password));
+      : (
+          (password: Buffer) => async (given: string) =>
+            sameText(given, password)
+        )(digest(secret.password));
   return async (given) => {
     const userMatches = sameText(given.username, username);
     const passwordOk = await passwordMatches(given.password);

@@ -82,26 +82,28 @@ export const pointerToken = (name: string) => name.replace(/~/g, '~0').replace(/
 /** Turns ajv's errors into `{path, message}` pairs pointing at the offending member. */
 export function toFieldErrors(errors: readonly ValidationErrorObject[] | null | undefined, prefix = ''): FieldError[] {
   // An `if` error only says that its `then` failed, whose own errors are reported (see ajv-schema.ts).
-  return (errors ?? []).filter((error) => error.keyword !== 'if').map((error) => {
-    const params = error.params as { missingProperty?: string; additionalProperty?: string };
-    if (error.keyword === 'required') {
-      return { path: `${prefix}${error.instancePath}/${pointerToken(params.missingProperty!)}`, message: 'is required' };
-    }
-    if (error.keyword === 'additionalProperties') {
-      // The member's name is the client's: repeated in part, so that a long one cannot make a long answer, and as
-      // Unicode text (half of a surrogate pair alone shown as U+FFFD). A member another tool's users send
-      // (reqres.in's `job`) is told what this service keeps instead (the object's `x-foreign-members`).
-      const foreign = (error.parentSchema as { 'x-foreign-members'?: Record<string, string> } | undefined)?.['x-foreign-members'];
-      const message = foreign !== undefined && Object.hasOwn(foreign, params.additionalProperty!) ? foreign[params.additionalProperty!]! : 'is not allowed';
-      return { path: `${prefix}${error.instancePath}/${pointerToken(excerpt(wellFormed(params.additionalProperty!)))}`, message };
-    }
-    if (error.keyword === 'pattern') {
-      // Never the regular expression itself: the contract says in words what the pattern means.
-      const message = (error.parentSchema as { 'x-pattern-message'?: string } | undefined)?.['x-pattern-message'];
-      return { path: `${prefix}${error.instancePath}`, message: message ?? 'has characters that are not allowed' };
-    }
-    return { path: `${prefix}${error.instancePath}`, message: error.message ?? 'is invalid' };
-  });
+  return (errors ?? [])
+    .filter((error) => error.keyword !== 'if')
+    .map((error) => {
+      const params = error.params as { missingProperty?: string; additionalProperty?: string };
+      if (error.keyword === 'required') {
+        return { path: `${prefix}${error.instancePath}/${pointerToken(params.missingProperty!)}`, message: 'is required' };
+      }
+      if (error.keyword === 'additionalProperties') {
+        // The member's name is the client's: repeated in part, so that a long one cannot make a long answer, and as
+        // Unicode text (half of a surrogate pair alone shown as U+FFFD). A member another tool's users send
+        // (reqres.in's `job`) is told what this service keeps instead (the object's `x-foreign-members`).
+        const foreign = (error.parentSchema as { 'x-foreign-members'?: Record<string, string> } | undefined)?.['x-foreign-members'];
+        const message = foreign !== undefined && Object.hasOwn(foreign, params.additionalProperty!) ? foreign[params.additionalProperty!]! : 'is not allowed';
+        return { path: `${prefix}${error.instancePath}/${pointerToken(excerpt(wellFormed(params.additionalProperty!)))}`, message };
+      }
+      if (error.keyword === 'pattern') {
+        // Never the regular expression itself: the contract says in words what the pattern means.
+        const message = (error.parentSchema as { 'x-pattern-message'?: string } | undefined)?.['x-pattern-message'];
+        return { path: `${prefix}${error.instancePath}`, message: message ?? 'has characters that are not allowed' };
+      }
+      return { path: `${prefix}${error.instancePath}`, message: error.message ?? 'is invalid' };
+    });
 }
 
 /** Indexes an OpenAPI document, its schemas compiled by `compileSchema`; fails loudly on a dangling `$ref`. */
@@ -128,9 +130,14 @@ export function createContract(document: Readonly<Record<string, unknown>>, comp
       const declared = Object.entries((op.responses ?? {}) as Record<string, unknown>).map(
         ([status, response]) => [status, resolve<{ content?: Record<string, { schema?: Schema }>; headers?: Record<string, unknown> }>(response)] as const,
       );
-      const responses = new Map(declared.map(([status, { content = {} }]) => [status, new Map(Object.entries(content).map(([type, media]) => [type, media.schema]))]));
+      const responses = new Map(
+        declared.map(([status, { content = {} }]) => [status, new Map(Object.entries(content).map(([type, media]) => [type, media.schema]))]),
+      );
       const responseHeaders = new Map(
-        declared.map(([status, { headers = {} }]) => [status, new Map(Object.entries(headers).map(([name, header]) => [name, resolve<Schema>(resolve<{ schema: Schema }>(header).schema)]))]),
+        declared.map(([status, { headers = {} }]) => [
+          status,
+          new Map(Object.entries(headers).map(([name, header]) => [name, resolve<Schema>(resolve<{ schema: Schema }>(header).schema)])),
+        ]),
       );
       const operationId = op.operationId as string;
       const sandboxOnly = op['x-sandbox-only'] === true;

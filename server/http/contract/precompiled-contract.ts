@@ -13,7 +13,8 @@ export function loadPrecompiledContract(): Contract {
     // Each is ajv's standalone code for the schema: a function of the data with `errors`, as Validator says.
     const validate = validators[schemaKey(schema)] as Validator | undefined;
     // Only when the service compiles a schema the build did not (scripts/validators-module.ts lists them).
-    if (validate === undefined) throw new Error(`No validator was compiled ahead for the schema ${JSON.stringify(schema).slice(0, 200)}; run \`make generate\`.`);
+    if (validate === undefined)
+      throw new Error(`No validator was compiled ahead for the schema ${JSON.stringify(schema).slice(0, 200)}; run \`make generate\`.`);
     return validate;
   });
 }

@@ -58,7 +58,11 @@ export function compileParameterCheck(contract: Contract, parameters: readonly P
   const validate = contract.compile(objectSchema(parameters));
   // The error path of each number parameter, and its name. Query parameters only: a path segment is never
   // empty, and an empty header is as if absent.
-  const numbers = new Map(location === 'query' ? declared.filter(({ schema }) => schema.type === 'integer' || schema.type === 'number').map(({ name }) => [`/${pointerToken(name)}`, name]) : []);
+  const numbers = new Map(
+    location === 'query'
+      ? declared.filter(({ schema }) => schema.type === 'integer' || schema.type === 'number').map(({ name }) => [`/${pointerToken(name)}`, name])
+      : [],
+  );
   return (raw: RawRequest[typeof location]): Record<string, unknown> => {
     const values: Record<string, unknown> = {};
     for (const { name, raw: rawKey, schema } of declared) {
@@ -86,7 +90,9 @@ function foreignParameterCheck({ names, message }: NonNullable<Operation['foreig
   return (query: RawRequest['query']) => {
     const found = Object.keys(query).filter((name) => foreign.has(name));
     if (found.length === 0) return;
-    throw new HttpProblem('invalid-parameter', 'The query parameters are invalid.', { errors: found.slice(0, MAX_LISTED_ERRORS).map((name) => ({ path: `/${name}`, message })) });
+    throw new HttpProblem('invalid-parameter', 'The query parameters are invalid.', {
+      errors: found.slice(0, MAX_LISTED_ERRORS).map((name) => ({ path: `/${name}`, message })),
+    });
   };
 }
 
@@ -110,7 +116,8 @@ function unpairedSurrogates(body: unknown): FieldError[] {
     } else if (value !== null && typeof value === 'object') {
       for (const [name, member] of Object.entries(value).reverse()) {
         // A name that is not Unicode text is reported once, its bad halves shown as U+FFFD.
-        if (hasUnpairedSurrogate(name)) found.push({ path: `${path}/${pointerToken(wellFormed(name))}`, message: 'is not Unicode text: it holds half of a surrogate pair alone' });
+        if (hasUnpairedSurrogate(name))
+          found.push({ path: `${path}/${pointerToken(wellFormed(name))}`, message: 'is not Unicode text: it holds half of a surrogate pair alone' });
         else pending.push([member, `${path}/${pointerToken(name)}`]);
       }
     }

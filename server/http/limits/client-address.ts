@@ -11,9 +11,7 @@ const MAX_ADDRESS_LENGTH = 64;
 /** The eight 16-bit groups of a valid IPv6 address written without brackets, zone or port. */
 function ipv6Groups(text: string): number[] {
   // A trailing dotted quad (`::ffff:192.0.2.1`) is two groups written another way.
-  const hexOnly = text.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a, b, c, d) =>
-    `${((+a << 8) | +b).toString(16)}:${((+c << 8) | +d).toString(16)}`,
-  );
+  const hexOnly = text.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a, b, c, d) => `${((+a << 8) | +b).toString(16)}:${((+c << 8) | +d).toString(16)}`);
   const [head = '', tail] = hexOnly.split('::');
   const hex = (part: string | undefined) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
   const left = hex(head);
@@ -38,7 +36,10 @@ export function normaliseAddress(raw: string): string | undefined {
   const groups = ipv6Groups(text.toLowerCase());
   const mapped = groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff;
   if (mapped) return [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join('.');
-  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':')}::/64`;
 }
 
 /**

@@ -79,7 +79,11 @@ export function capConnections(http: Server, caps: ConnectionCaps, report: Limit
       // A refusal lingers on its own count (at most 100 of them), not on the connections served.
       sockets.delete(socket);
       counted(sockets.size);
-      report('max_connections_per_client', { remoteAddress: socket.remoteAddress }, 'refused a connection: the client holds MAX_CONNECTIONS_PER_CLIENT, none of them idle');
+      report(
+        'max_connections_per_client',
+        { remoteAddress: socket.remoteAddress },
+        'refused a connection: the client holds MAX_CONNECTIONS_PER_CLIENT, none of them idle',
+      );
       refuse(socket, lingering, 'This client holds as many connections as it may; close one, or retry later.');
     });
   });

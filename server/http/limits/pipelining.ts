@@ -49,7 +49,11 @@ export function pipelining(maxWaiting: number, report: LimitReport): Middleware 
     }
     if (line.active < IN_PROGRESS_PER_CONNECTION) return (line.active++, true);
     if (line.waiting.length < maxWaiting) return new Promise((resolve) => line.waiting.push(resolve));
-    report('pipeline_depth', { remoteAddress: socket.remoteAddress, waiting: line.waiting.length }, 'closing a connection with too many pipelined requests waiting');
+    report(
+      'pipeline_depth',
+      { remoteAddress: socket.remoteAddress, waiting: line.waiting.length },
+      'closing a connection with too many pipelined requests waiting',
+    );
     line.full = true;
     return false;
   }

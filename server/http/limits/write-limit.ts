@@ -8,7 +8,6 @@ import type { Limiters } from './limiter-store.js';
 
 const WINDOW_SECONDS = 60;
 
-
 /**
  * Limits the creates, replaces and deletes of one client (`ctx.state.client`) to `perMinute` per fixed
  * minute, so that no anonymous client can fill the store. Every answer to a write that was counted carries
@@ -32,7 +31,7 @@ export function writeLimit(perMinute: number, limiters: Limiters, metrics: Metri
     } catch (outcome) {
       if (outcome instanceof CountsUnavailableError) {
         metrics.limitStoreUnavailable('writes');
-        throw new HttpProblem('store-unavailable', 'The count of this client\'s writes cannot be read in time; nothing was changed. Try again in 1 second.', {
+        throw new HttpProblem('store-unavailable', "The count of this client's writes cannot be read in time; nothing was changed. Try again in 1 second.", {
           headers: { 'Retry-After': '1' },
         });
       }

@@ -37,18 +37,26 @@ export function serveClusterMetrics(logger: Logger, timeoutMs = COLLECT_TIMEOUT_
   // Scrapes that arrive while a collection is under way share it: a flood of scrapes costs one at a time.
   let underWay: Promise<Gathered> | undefined;
   const gather = () =>
-    (underWay ??= collect([...serving].filter((worker) => worker.isConnected()), next++, waiting, timeoutMs).finally(() => (underWay = undefined)));
+    (underWay ??= collect(
+      [...serving].filter((worker) => worker.isConnected()),
+      next++,
+      waiting,
+      timeoutMs,
+    ).finally(() => (underWay = undefined)));
   cluster.on('message', (worker, message: unknown) => {
     if (!isMessage(message)) return;
     if (message.type === 'user-records:metrics:collected') waiting.get(message.id)?.(worker, message.metrics);
     if (message.type !== 'user-records:metrics:scrape') return;
-    gather().then((gathered) => {
-      if (gathered.silent) logger.warn({ workerPids: gathered.silent, timeoutMs }, 'workers did not hand in their metrics; the scrape is refused');
-      send(worker, { type: 'user-records:metrics:scraped', id: message.id, ...gathered });
-    }, (error: unknown) => {
-      // Unanswered, the asking worker refuses its scrape when its own wait ends.
-      logger.error({ err: error }, 'could not sum the workers\' metrics');
-    });
+    gather().then(
+      (gathered) => {
+        if (gathered.silent) logger.warn({ workerPids: gathered.silent, timeoutMs }, 'workers did not hand in their metrics; the scrape is refused');
+        send(worker, { type: 'user-records:metrics:scraped', id: message.id, ...gathered });
+      },
+      (error: unknown) => {
+        // Unanswered, the asking worker refuses its scrape when its own wait ends.
+        logger.error({ err: error }, "could not sum the workers' metrics");
+      },
+    );
   });
 }
 
@@ -101,7 +109,10 @@ function shareWorkerMetrics(metrics: Metrics): { render(): Promise<string>; stop
     if (!isMessage(message)) return;
     if (message.type === 'user-records:metrics:collect') {
       // One that cannot be read is not handed in: the primary then names this worker as silent.
-      metrics.json().then((json) => send(process, { type: 'user-records:metrics:collected', id: message.id, metrics: json }), () => undefined);
+      metrics.json().then(
+        (json) => send(process, { type: 'user-records:metrics:collected', id: message.id, metrics: json }),
+        () => undefined,
+      );
     }
     if (message.type === 'user-records:metrics:scraped') scrapes.get(message.id)?.(message);
   };

@@ -94,7 +94,7 @@ export function createMetrics(processLabels: Readonly<Record<string, string>> = 
   });
   const countsUnavailable = new Counter<'limit'>({
     name: 'rate_limit_store_unavailable_total',
-    help: 'Requests refused with 503 because the shared store of their limit\'s counts (Redis, the database, the cluster primary) failed or did not answer in time, by limit (credentials, writes).',
+    help: "Requests refused with 503 because the shared store of their limit's counts (Redis, the database, the cluster primary) failed or did not answer in time, by limit (credentials, writes).",
     labelNames: ['limit'],
     registers: [registry],
   });

@@ -35,7 +35,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
 /** A whole HTTP/1.1 problem+json response, for the few answers written straight to a socket. */
 function rawProblemResponse(problem: HttpProblem): string {
   const { status, headers, body } = problemDocument(problem);
-  const extra = Object.entries({ ...API_SECURITY_HEADERS, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries({ ...API_SECURITY_HEADERS, ...headers })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\n${extra}` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
@@ -49,7 +51,9 @@ export function refuseConnection(socket: Socket, detail: string): void {
 
 /** CONNECT asks for a tunnel, which this service does not offer. */
 export function refuseTunnel(_request: IncomingMessage, socket: Duplex): void {
-  socket.end(rawProblemResponse(new HttpProblem('method-not-allowed', 'CONNECT is not supported.', { headers: { Allow: 'GET, HEAD, OPTIONS, POST, PUT, DELETE' } })));
+  socket.end(
+    rawProblemResponse(new HttpProblem('method-not-allowed', 'CONNECT is not supported.', { headers: { Allow: 'GET, HEAD, OPTIONS, POST, PUT, DELETE' } })),
+  );
 }
 
 /** An Expect header other than 100-continue cannot be met (RFC 9110 §10.1.1). */

@@ -151,12 +151,21 @@ export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatc
     const { route } = found;
     const prefer = request.headers.get('prefer');
     const preferred = prefer === null ? undefined : found.pick(prefer);
-    if (preferred) return new Response(preferred.body ?? null, { status: preferred.status, headers: { ...preferred.headers, ...(preferred.mediaType ? { 'Content-Type': contentTypeOf(preferred.mediaType) } : {}) } });
+    if (preferred)
+      return new Response(preferred.body ?? null, {
+        status: preferred.status,
+        headers: { ...preferred.headers, ...(preferred.mediaType ? { 'Content-Type': contentTypeOf(preferred.mediaType) } : {}) },
+      });
     // In the router's order: the body's type, the body parsed, the credentials, then an empty body refused.
     let text = '';
     let body: unknown;
     if (route.hasBody) {
-      const problem = bodyTypeProblem(request.headers.get('content-type') ?? '', request.body !== null, route.bodyTypes, request.headers.get('content-encoding') ?? '');
+      const problem = bodyTypeProblem(
+        request.headers.get('content-type') ?? '',
+        request.body !== null,
+        route.bodyTypes,
+        request.headers.get('content-encoding') ?? '',
+      );
       if (problem) throw problem;
       text = await bodyText(request, options.bodyLimitBytes);
       // The server's parser hands an empty body over as it is; white space alone is malformed JSON to it.

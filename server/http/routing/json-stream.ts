@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 
 const CHUNK_BYTES = 16 * 1024;
 
-
 /**
  * A JSON array, written while its items are still being read. Until the first chunk is full nothing is sent:
  * an array that fits in one chunk comes back whole, as a string (with a Content-Length, and without the

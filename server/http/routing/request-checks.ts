@@ -32,7 +32,6 @@ function mediaTypeOf(header: string): string | undefined {
   }
 }
 
-
 /** A body of only white space; the JSON parser (non-strict) would hand it over as '', as it does the JSON string "". */
 export const isEmptyBody = (text: string): boolean => text.trim() === '';
 export const emptyBodyProblem = () => new HttpProblem('malformed-json', 'The request body is empty; a JSON value is required.');

@@ -80,20 +80,24 @@ function writeKept(ctx: Context, kept: SentReply): void {
 }
 
 /** Rejects bodies that are not JSON, or compressed, before a byte of them is read. */
-const requireJson = (bodyTypes: readonly string[]): Middleware => (ctx, next) => {
-  const { headers } = ctx.req;
-  const hasBody = headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
-  const problem = bodyTypeProblem(ctx.get('content-type'), hasBody, bodyTypes, ctx.get('content-encoding'));
-  if (problem) throw problem;
-  return next();
-};
+const requireJson =
+  (bodyTypes: readonly string[]): Middleware =>
+  (ctx, next) => {
+    const { headers } = ctx.req;
+    const hasBody = headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
+    const problem = bodyTypeProblem(ctx.get('content-type'), hasBody, bodyTypes, ctx.get('content-encoding'));
+    if (problem) throw problem;
+    return next();
+  };
 
 /** Names the operation (and its route) first, so that even a request refused before its handler is logged, measured and traced under it. */
-const named = ({ operationId, path }: RouteDefinition): Middleware => (ctx, next) => {
-  ctx.state.operationId = operationId;
-  ctx.state.route = path;
-  return next();
-};
+const named =
+  ({ operationId, path }: RouteDefinition): Middleware =>
+  (ctx, next) => {
+    ctx.state.operationId = operationId;
+    ctx.state.route = path;
+    return next();
+  };
 
 function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: AuthGuards, cache: KeptReplies | undefined): Middleware {
   const validate = compileRequestValidator(deps.contract, route.operationId);
@@ -117,9 +121,7 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
     if (route.method === 'GET') await endOfTurn();
     // Not a search that stopped short when its store time ran out: the same request may find more (time-bound.ts).
     const keep =
-      lookup && !isTimeBound(reply)
-        ? (sent: SentReply) => cache!.replies.keep(key!, lookup.version, { ...sent, operationId: route.operationId })
-        : undefined;
+      lookup && !isTimeBound(reply) ? (sent: SentReply) => cache!.replies.keep(key!, lookup.version, { ...sent, operationId: route.operationId }) : undefined;
     await writeReply(ctx, reply, keep);
   };
 }
@@ -206,7 +208,12 @@ export function createRouter(deps: RouterDeps): Middleware {
     return router;
   };
   // A JSON Merge Patch (RFC 7396) is JSON too; requireJson admits each operation's own media types only.
-  const json = bodyParser({ enableTypes: ['json'], extendTypes: { json: ['application/merge-patch+json'] }, jsonLimit: String(deps.config.bodyLimitBytes), strict: false });
+  const json = bodyParser({
+    enableTypes: ['json'],
+    extendTypes: { json: ['application/merge-patch+json'] },
+    jsonLimit: String(deps.config.bodyLimitBytes),
+    strict: false,
+  });
   const methodsByPath = new Map<string, string[]>();
   const guards = createAuthGuards(deps.config, deps.limiters, deps.metrics, deps.logger);
   // One limit shared by every write operation of both shapes, checked before a byte of the body is read.
@@ -231,7 +238,10 @@ export function createRouter(deps: RouterDeps): Middleware {
       keptOperations.set(route.operationId, { route, checkHeaders: compileHeaderCheck(deps.contract, route.operationId) });
       for (const name of cache.bypassedBy) bypassedBy.add(name);
     }
-    routerOf(route.method).register(path, route.method === 'GET' ? ['HEAD', 'GET'] : [route.method], [...chain, operationMiddleware(route, deps, guards, cache)]);
+    routerOf(route.method).register(path, route.method === 'GET' ? ['HEAD', 'GET'] : [route.method], [
+      ...chain,
+      operationMiddleware(route, deps, guards, cache),
+    ]);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method]);
   }
   const paths = new Router(options);

@@ -41,7 +41,10 @@ function declaredAnswers(contract: Contract, route: RouteDefinition): DeclaredAn
 export function readPreferences(header: string): { code?: string; example?: string } {
   const found: { code?: string; example?: string } = {};
   for (const preference of header.split(',')) {
-    const [token = '', value = ''] = preference.split(';')[0]!.split('=').map((part) => part.trim());
+    const [token = '', value = ''] = preference
+      .split(';')[0]!
+      .split('=')
+      .map((part) => part.trim());
     const unquoted = value.replace(/^"(.*)"$/, '$1');
     if (token.toLowerCase() === 'code') found.code = unquoted;
     if (token.toLowerCase() === 'example') found.example = unquoted;
@@ -49,8 +52,7 @@ export function readPreferences(header: string): { code?: string; example?: stri
   return found;
 }
 
-const refusal = (message: string) =>
-  new HttpProblem('invalid-parameter', 'The header parameters are invalid.', { errors: [{ path: '/Prefer', message }] });
+const refusal = (message: string) => new HttpProblem('invalid-parameter', 'The header parameters are invalid.', { errors: [{ path: '/Prefer', message }] });
 
 /** The answer a Prefer header asks for: status, headers (with `Preference-Applied`) and body, if any. */
 export interface PreferredAnswer {
@@ -67,7 +69,10 @@ export interface PreferredAnswer {
 export function examplePicker(contract: Contract, route: RouteDefinition): (prefer: string) => PreferredAnswer | undefined {
   const answers = declaredAnswers(contract, route);
   const statuses = answers.map((answer) => answer.status).join(', ');
-  const success = answers.filter((answer) => answer.status >= 200 && answer.status < 300).sort((a, b) => a.status - b.status).slice(0, 1);
+  const success = answers
+    .filter((answer) => answer.status >= 200 && answer.status < 300)
+    .sort((a, b) => a.status - b.status)
+    .slice(0, 1);
   return (prefer) => {
     const { code, example } = readPreferences(prefer);
     if (code === undefined && example === undefined) return undefined;
@@ -80,7 +85,9 @@ export function examplePicker(contract: Contract, route: RouteDefinition): (pref
       const names = candidates.flatMap((candidate) => [...candidate.examples.keys()]).join(', ') || 'none';
       const elsewhere = answers.find((candidate) => candidate.examples.has(example!));
       const hint = code === undefined && elsewhere ? `; ask for code=${elsewhere.status}, example=${example}` : '';
-      throw refusal(`asks for example ${example}, which ${code === undefined ? `the success answer (${success[0]?.status})` : `status ${code}`} does not have (it has ${names})${hint}`);
+      throw refusal(
+        `asks for example ${example}, which ${code === undefined ? `the success answer (${success[0]?.status})` : `status ${code}`} does not have (it has ${names})${hint}`,
+      );
     }
     const name = example ?? answer.examples.keys().next().value;
     const applied = name === undefined ? `code=${answer.status}` : `code=${answer.status}, example=${name}`;

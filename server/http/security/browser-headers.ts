@@ -28,7 +28,6 @@ export const securityHeaders: Middleware = (ctx, next) => {
 export const documentHeaders = (contentSecurityPolicy: Readonly<Record<string, string[]>>): Middleware =>
   helmet({ contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy }, frameguard: { action: 'deny' } });
 
-
 /**
  * CORS for the listed browser origins only (and, in sandbox mode, any local development origin), with
  * preflight; other origins get no CORS headers at all. Every response varies by Origin. Requests without an

@@ -3,11 +3,37 @@
 // Request/Response (`user-records-sandbox`, which has no Koa). No dependencies: the client package ships it.
 
 /** Headers a browser may read from a cross-origin response, beyond the CORS-safelisted ones. */
-export const EXPOSED = ['ETag', 'Link', 'Location', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Request-Id', 'Idempotent-Replayed', 'X-Total-Count', 'X-Total-Count-Relation', 'Preference-Applied', 'traceparent'];
+export const EXPOSED = [
+  'ETag',
+  'Link',
+  'Location',
+  'Retry-After',
+  'RateLimit',
+  'RateLimit-Policy',
+  'WWW-Authenticate',
+  'X-Request-Id',
+  'Idempotent-Replayed',
+  'X-Total-Count',
+  'X-Total-Count-Relation',
+  'Preference-Applied',
+  'traceparent',
+];
 /** Request headers a cross-origin caller may send. */
 // The request headers the contract names, and W3C trace context, which browser tracing (OpenTelemetry's web
 // instrumentation) sends and the service continues (tracing.ts).
-export const ALLOWED = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id', 'x-custom-header', 'Custom-Header', 'Prefer', 'traceparent', 'tracestate'];
+export const ALLOWED = [
+  'Authorization',
+  'Content-Type',
+  'If-Match',
+  'If-None-Match',
+  'Idempotency-Key',
+  'X-Request-Id',
+  'x-custom-header',
+  'Custom-Header',
+  'Prefer',
+  'traceparent',
+  'tracestate',
+];
 /** Methods a cross-origin caller may use. */
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 /** How long a browser may keep a preflight's answer, in seconds. */
@@ -29,7 +55,12 @@ export function localOriginCors(request: Request): { readonly preflight?: Respon
     return {
       preflight: new Response(null, {
         status: 204,
-        headers: { ...headers, 'Access-Control-Allow-Methods': METHODS.join(','), 'Access-Control-Allow-Headers': ALLOWED.join(','), 'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE) },
+        headers: {
+          ...headers,
+          'Access-Control-Allow-Methods': METHODS.join(','),
+          'Access-Control-Allow-Headers': ALLOWED.join(','),
+          'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE),
+        },
       }),
       headers,
     };
