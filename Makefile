@@ -119,7 +119,10 @@ contract-gate: $(INSTALLED) ## Breaking-change gate: the contract's changes sinc
 release-contract: $(INSTALLED) ## Record the contract as released (changelog entry, openapi/released/)
 	node scripts/contract-gate.mjs --release
 
-lint: $(INSTALLED) ## Lint the contract and its sandbox variant with Spectral: spectral:oas and the OWASP API ruleset (.spectral.yaml)
+# The code with Biome (biome.jsonc: its formatting, and its recommended rules but the two it says why it turns
+# off; `node_modules/.bin/biome check --write` formats), the contract with Spectral.
+lint: $(INSTALLED) ## Lint and format-check the code (Biome); lint the contract and its sandbox variant (Spectral, .spectral.yaml)
+	node_modules/.bin/biome check
 	node_modules/.bin/spectral lint openapi/user-records.yaml generated/user-records.sandbox.yaml --ruleset .spectral.yaml --fail-severity warn
 
 # The layers of the tree (.dependency-cruiser.cjs): which folder may import which, and no circles of imports.

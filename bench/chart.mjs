@@ -2,7 +2,7 @@
 
 const SCENARIOS = ['GET one user (shape B)', 'GET one user', 'POST a user (shape B)'];
 const COLOURS = { 'GET one user': '#4c78a8', 'GET one user (shape B)': '#4c78a8', 'POST a user (shape B)': '#f58518' };
-const escape = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+const escapeXml = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 
 /** Bars of req/s at 12 users: GET one user and POST a user, per target. */
 export function renderChart(results) {
@@ -17,7 +17,7 @@ export function renderChart(results) {
     const w = ((width - left - 90) * r.rps) / max;
     const label = `${r.target}: ${r.scenario.replace(' (shape B)', '')}`;
     return [
-      `<text x="${left - 8}" y="${y + 15}" text-anchor="end" font-size="12">${escape(label)}</text>`,
+      `<text x="${left - 8}" y="${y + 15}" text-anchor="end" font-size="12">${escapeXml(label)}</text>`,
       `<rect x="${left}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" fill="${COLOURS[r.scenario]}"/>`,
       `<text x="${(left + w + 6).toFixed(1)}" y="${y + 15}" font-size="12">${Math.round(r.rps).toLocaleString('en')} req/s</text>`,
     ].join('');

@@ -71,9 +71,11 @@ export async function startProcess(command, argsFor, env = {}, listening = 0) {
     url,
     pid: child.pid,
     stop: () =>
-      new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM')))).then(() =>
-        rmSync(logFile, { force: true }),
-      ),
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }).then(() => rmSync(logFile, { force: true })),
   };
 }
 

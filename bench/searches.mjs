@@ -47,7 +47,10 @@ const CHOSEN = [
 /** Pieces of stored names and addresses, 3 to 16 characters, from users picked by a seeded generator. */
 function pieces(count) {
   let seed = 20261126;
-  const next = (n) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  const next = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
   return Array.from({ length: count }, () => {
     const [, first, , last, , email] = userRow(next(USERS - 12), '');
     const field = [first, last, email][next(3)];

@@ -12,7 +12,7 @@ import { createUserService, type UserService } from './domain/user.service.js';
 import { createHandlers } from './handlers/index.js';
 import { createApp } from './http/app.js';
 import { loadContract } from './http/contract/ajv-contract.js';
-import { type Contract } from './http/contract/contract.js';
+import type { Contract } from './http/contract/contract.js';
 import { createServerMetrics } from './http/observability/cluster-metrics.js';
 import type { Metrics } from './http/observability/metrics.js';
 import { createReplyCache } from './http/reply-cache/reply-cache.js';

@@ -3,6 +3,6 @@ import { createServer } from 'node:http';
 
 const body = Buffer.from(JSON.stringify({ id: 2, firstName: 'Tobias', lastName: 'Wren', email: 'tobias.wren@example.com' }));
 const headers = { 'content-type': 'application/json', 'content-length': body.length };
-const server = createServer((req, res) => res.writeHead(200, headers).end(body));
+const server = createServer((_req, res) => res.writeHead(200, headers).end(body));
 server.listen(Number(process.env.PORT), '127.0.0.1', () => console.log(`listening ${server.address().port}`));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

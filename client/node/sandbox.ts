@@ -49,7 +49,9 @@ function requestOf(req: IncomingMessage, res: ServerResponse, origin: string): R
 
 async function send(response: Response, res: ServerResponse): Promise<void> {
   const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => (headers[name] = value));
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
   res.writeHead(response.status, headers);
   if (response.body === null) return void res.end();
   await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), res);
@@ -102,19 +104,18 @@ export async function main(): Promise<void> {
     console.error(`user-records-sandbox: ${line}\n  ${USAGE}`);
     process.exit(1);
   };
-  let values;
+  const options = {
+    port: { type: 'string', default: '4011' },
+    host: { type: 'string', default: '127.0.0.1' },
+    users: { type: 'string' },
+    latency: { type: 'string' },
+    username: { type: 'string', default: 'admin' },
+    password: { type: 'string', default: 'dev-password' },
+    help: { type: 'boolean', default: false },
+  } as const;
+  let values: ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
   try {
-    ({ values } = parseArgs({
-      options: {
-        port: { type: 'string', default: '4011' },
-        host: { type: 'string', default: '127.0.0.1' },
-        users: { type: 'string' },
-        latency: { type: 'string' },
-        username: { type: 'string', default: 'admin' },
-        password: { type: 'string', default: 'dev-password' },
-        help: { type: 'boolean', default: false },
-      },
-    }));
+    ({ values } = parseArgs({ options }));
   } catch (error) {
     return fail((error as Error).message);
   }

@@ -17,6 +17,7 @@ type PathItem<Paths extends AnyPaths, M extends Method, P extends string> = P ex
 /** The operation of the method on a path the contract has (openapi-fetch's `Paths[Path][Method]`). */
 type OperationOf<Paths extends AnyPaths, M extends Method, P extends string> = Extract<
   PathItem<Paths, M, P>[M & keyof PathItem<Paths, M, P>],
+  // biome-ignore lint/suspicious/noExplicitAny: openapi-fetch's own constraint on an operation, which this mirrors.
   Record<string | number, any>
 >;
 /** What openapi-fetch takes as the `init` of the method on the path. */

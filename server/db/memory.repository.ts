@@ -149,13 +149,13 @@ export function createMemoryRepository(now: string = new Date().toISOString(), f
     },
     async takeOverKey({ client, key }, expiredLock, { owner, lockedUntil }) {
       const held = keys.get(client)?.get(key);
-      if (!held || held.state !== 'in-flight' || held.lockedUntil !== expiredLock) return false;
+      if (held?.state !== 'in-flight' || held.lockedUntil !== expiredLock) return false;
       clientKeys(client).set(key, { ...held, owner, lockedUntil });
       return true;
     },
     async createWithKey(fields, at, { client, key }, owner) {
       const held = keys.get(client)?.get(key);
-      if (!held || held.state !== 'in-flight' || held.owner !== owner) throw new IdempotencyKeyInFlightError();
+      if (held?.state !== 'in-flight' || held.owner !== owner) throw new IdempotencyKeyInFlightError();
       const user = insert(fields, at);
       clientKeys(client).set(key, { ...held, state: 'done', outcome: JSON.stringify({ created: user }) });
       return user;

@@ -199,7 +199,10 @@ export function createUserRepository(database: Database, options: ListOptions = 
     if (kept !== undefined) return kept;
     // Built with a placeholder for each value, the query's parameters say which value each one binds.
     const sources = new Map<unknown, ChangeValue>();
-    const stand = (text: string, source: ChangeValue) => (sources.set(text, source), text);
+    const stand = (text: string, source: ChangeValue) => {
+      sources.set(text, source);
+      return text;
+    };
     const fields = Object.fromEntries(given.map((field) => [field, stand(`\u0000${field.toUpperCase()}`, { field })]));
     for (const field of given) sources.set(foldCase(fields[field]!), { field, folded: true });
     const id = stand('\u0000ID', 'id') as unknown as number;

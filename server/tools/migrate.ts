@@ -12,7 +12,7 @@ import { openWhenAnswering, StartFailure } from '../startup/start-failure.js';
 // exits 1 with one line when it cannot: the database does not answer, a migration fails, or the schema is
 // newer than this version.
 
-let config;
+let config: ReturnType<typeof loadStoreConfig>;
 try {
   config = loadStoreConfig(process.env);
 } catch (error) {

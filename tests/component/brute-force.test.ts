@@ -19,7 +19,7 @@ function getFrom(localAddress: string, url: string, authorization?: string) {
       res.on('data', (chunk) => (body += chunk));
       res.on('end', () => {
         const type = res.headers['content-type']?.includes('json') ? (JSON.parse(body) as { type: string }).type : undefined;
-        const [rateLimitPolicy, rateLimit] = [res.headers['ratelimit-policy'], res.headers['ratelimit']].map((value) => value?.toString());
+        const [rateLimitPolicy, rateLimit] = [res.headers['ratelimit-policy'], res.headers.ratelimit].map((value) => value?.toString());
         resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], rateLimitPolicy, rateLimit, type, ms: performance.now() - started });
       });
     });

@@ -21,7 +21,9 @@ async function lookups(api: HttpClient): Promise<{ hit: number; miss: number }> 
 /** The headers a reply is made of, without those that differ by request (its id) or by second (Date). */
 function lasting(headers: Headers): [string, string][] {
   const all: [string, string][] = [];
-  headers.forEach((value, name) => all.push([name, value]));
+  headers.forEach((value, name) => {
+    all.push([name, value]);
+  });
   return all.filter(([name]) => !['x-request-id', 'date'].includes(name));
 }
 
@@ -111,7 +113,7 @@ test('every acknowledged write is in the next read, in both shapes', async () =>
   const kept = await read();
   expect((await sut.api.put(`/users/${created.id}`, buildUserInput({ lastName: 'Zzz-kept-2' }))).status).toBe(200);
   const afterWrite = await read();
-  afterWrite.forEach((text, i) => expect(text).not.toBe(kept[i]));
+  for (const [i, text] of afterWrite.entries()) expect(text).not.toBe(kept[i]);
   for (const text of afterWrite) expect(text).toContain('Zzz-kept-2');
   expect((await sut.api.put(`/users/${created.id}`, buildUserInput({ lastName: 'Zzz-replaced' }))).status).toBe(200);
   for (const text of await read()) expect(text).toContain('Zzz-replaced');

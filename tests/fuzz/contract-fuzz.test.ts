@@ -3,7 +3,7 @@ import { routes } from '../../generated/routes.js';
 import { NUMBERED_PAGES_REACH, orderOf, type ListPosition } from '../../server/domain/user-query.js';
 import { encodeCursor } from '../../server/handlers/cursors.js';
 import { loadContract } from '../../server/http/contract/ajv-contract.js';
-import { type Parameter } from '../../server/http/contract/contract.js';
+import type { Parameter } from '../../server/http/contract/contract.js';
 import { basicAuth, type TestResponse } from '../support/http-client.js';
 import { comparing, fromShapeA, matches, parseSort, type Listed } from '../support/list-reference.js';
 import { storedCount, storedUser } from '../support/stored.js';
@@ -570,7 +570,7 @@ function wrongList(params: URLSearchParams, users: readonly Listed[]): string | 
 async function checkConditional(request: SentRequest, res: TestResponse): Promise<void> {
   const ifNoneMatch = request.headers['If-None-Match'];
   if (ifNoneMatch === undefined) return;
-  const { ['If-None-Match']: _condition, ...unconditional } = request.headers;
+  const { 'If-None-Match': _condition, ...unconditional } = request.headers;
   const current = (await send({ ...request, headers: unconditional })).headers.get('etag');
   const holds = ifNoneMatch.trim() === '*' || [...ifNoneMatch.matchAll(/(?:W\/)?"([^"]*)"/g)].some(([, tag]) => `"${tag}"` === current);
   if (holds !== (res.status === 304)) fail(request, res, `If-None-Match ${holds ? 'names' : 'does not name'} the current ETag ${current}`);

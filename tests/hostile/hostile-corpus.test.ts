@@ -294,9 +294,9 @@ describe('hostile corpus', () => {
     });
 
     test('no prototype was polluted', () => {
-      expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
-      expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
-      expect(([] as unknown as Record<string, unknown>)['polluted']).toBeUndefined();
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect(Object.hasOwn(Object.prototype, 'polluted')).toBe(false);
+      expect(([] as unknown as Record<string, unknown>).polluted).toBeUndefined();
     });
   });
 

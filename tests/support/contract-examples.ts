@@ -1,5 +1,5 @@
 import { loadContract } from '../../server/http/contract/ajv-contract.js';
-import { type Schema } from '../../server/http/contract/contract.js';
+import type { Schema } from '../../server/http/contract/contract.js';
 import { TEST_CREDENTIALS } from './test-server.js';
 
 // The examples of the contract, with the request each names (x-request) or the condition it shows

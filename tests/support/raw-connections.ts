@@ -27,10 +27,19 @@ export function open(url: string, bytes?: string, localAddress?: string): Promis
 }
 
 /** Reads nothing: the socket stays paused, so its receive window fills up. */
-export const nonReader = (url: string, bytes: string) => open(url, bytes).then((held) => (held.socket.pause(), held));
+export const nonReader = (url: string, bytes: string) =>
+  open(url, bytes).then((held) => {
+    held.socket.pause();
+    return held;
+  });
 /** Keeps everything it receives, as text. */
 export const reader = (url: string, bytes?: string, localAddress?: string) =>
-  open(url, bytes, localAddress).then((held) => (held.socket.on('data', (chunk: Buffer) => (held.received += chunk.toString())), held));
+  open(url, bytes, localAddress).then((held) => {
+    held.socket.on('data', (chunk: Buffer) => {
+      held.received += chunk.toString();
+    });
+    return held;
+  });
 
 /** Waits until `condition` holds, or `ms` have passed. */
 export async function until(condition: () => boolean, ms: number): Promise<void> {

@@ -45,7 +45,14 @@ function steadyWrites(server: ServerProcess) {
   const atLeast = async (count: number) => {
     while (acknowledged.length <= count) await new Promise((resolve) => setTimeout(resolve, 10));
   };
-  return { acknowledged, atLeast, stop: async () => ((stopped = true), await done) };
+  return {
+    acknowledged,
+    atLeast,
+    stop: async () => {
+      stopped = true;
+      return await done;
+    },
+  };
 }
 
 describe('SQLite: npm run backup while the service writes, npm run restore', () => {

@@ -70,9 +70,12 @@ test("at the cap, a client's idle keep-alive connections give their places to it
   held.push(...newcomers);
   await until(() => newcomers.every(answered), 5000);
   expect(newcomers.map((connection) => connection.received.slice(0, 15))).toEqual(newcomers.map(() => 'HTTP/1.1 200 OK'));
-  for (const connection of idle) (connection.received = ''), connection.socket.write(healthz);
+  for (const connection of idle) {
+    connection.received = '';
+    connection.socket.write(healthz);
+  }
   await until(() => idle.every((connection) => connection.closed), 5000);
-  expect(idle.every((connection) => /^HTTP\/1\.1 200 OK\r\n[^]*\r\nConnection: close\r\n/.test(connection.received))).toBe(true);
+  expect(idle.every((connection) => /^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\nConnection: close\r\n/.test(connection.received))).toBe(true);
   // The busy ones were never touched: their requests complete and they stay open.
   for (const connection of busy) connection.socket.write('\r\n');
   await until(() => busy.every(answered), 5000);

@@ -21,7 +21,7 @@ function get(url: string, timeoutMs = 10_000): Promise<{ status: number; text: s
 }
 
 /** The value of one series in Prometheus text, found by its name and some of its labels. */
-function valueOf(text: string, name: string, labels: Record<string, string>): number | undefined {
+function metricValue(text: string, name: string, labels: Record<string, string>): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
@@ -61,10 +61,10 @@ test("one scrape counts every request, whichever worker served it, and labels ea
   expect(servedBy(server.output(), 'getUser')).toEqual(new Set(workers));
   const scrape = await get(`${server.url}/metrics`);
   expect(scrape.status).toBe(200);
-  expect(valueOf(scrape.text, 'http_request_duration_seconds_count', { operation_id: 'getUser', status: '200' })).toBe(requests);
+  expect(metricValue(scrape.text, 'http_request_duration_seconds_count', { operation_id: 'getUser', status: '200' })).toBe(requests);
   for (const pid of workers) {
-    expect(valueOf(scrape.text, 'process_resident_memory_bytes', { worker: String(pid) })).toBeGreaterThan(0);
-    expect(valueOf(scrape.text, 'process_start_time_seconds', { worker: String(pid) })).toBeGreaterThan(0);
+    expect(metricValue(scrape.text, 'process_resident_memory_bytes', { worker: String(pid) })).toBeGreaterThan(0);
+    expect(metricValue(scrape.text, 'process_start_time_seconds', { worker: String(pid) })).toBeGreaterThan(0);
   }
   // The service's own metrics carry no worker label: they are one sum.
   expect(scrape.text).not.toMatch(/^http_request_duration_seconds_count\{[^}]*worker=/m);

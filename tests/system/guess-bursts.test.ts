@@ -28,7 +28,9 @@ const nextAddress = () => `127.45.${Math.floor(++bursts / 250)}.${(bursts % 250)
 async function burst(urls: readonly string[], count: number): Promise<Record<number, number>> {
   const from = nextAddress();
   const answers = await Promise.all(Array.from({ length: count }, (_, i) => failedLogin(urls[i % urls.length]!, undefined, from)));
-  return answers.reduce<Record<number, number>>((counts, status) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
+  const counts: Record<number, number> = {};
+  for (const status of answers) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
 }
 
 /**

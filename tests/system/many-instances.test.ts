@@ -46,7 +46,7 @@ describeEachDialect((dialect) => {
     const ids = responses.map((r) => r.body.id as number);
     expect(new Set(ids).size).toBe(300);
     const listed = new Map<number, string>((await clients[1]!.get('/users')).body.map((u: { id: number; email: string }) => [u.id, u.email]));
-    ids.forEach((id, i) => expect(listed.get(id)).toBe(inputs[i]!.email));
+    for (const [i, id] of ids.entries()) expect(listed.get(id)).toBe(inputs[i]!.email);
   });
 
   test('the same idempotency key through both instances creates one user', async () => {

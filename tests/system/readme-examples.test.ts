@@ -84,6 +84,6 @@ test.each(examples.map((example) => [example.command.split('\n')[0]!, example] a
     }
   } else {
     expect(printed.length).toBe(shown.length);
-    printed.forEach((line, i) => expect({ line, matches: matcher(shown[i]!).test(line) }).toEqual({ line, matches: true }));
+    for (const [i, line] of printed.entries()) expect({ line, matches: matcher(shown[i]!).test(line) }).toEqual({ line, matches: true });
   }
 });

@@ -80,7 +80,10 @@ test('a count its store cannot answer refuses the attempt before any check; the 
     counters((prefix, call) => down && prefix === 'auth-name' && call === 'consume'),
   );
   let checks = 0;
-  const counted = () => ((checks += 1), wrong());
+  const counted = () => {
+    checks += 1;
+    return wrong();
+  };
   for (let i = 0; i < 5; i++) await expect(throttle.guard('client', 'alice', counted, isRight)).rejects.toBeInstanceOf(CountsUnavailableError);
   expect(checks).toBe(0);
   down = false;
@@ -111,7 +114,10 @@ test('one client has at most its budget of attempts under way: one more is refus
   let consumes = 0;
   const throttle = createAuthThrottle(
     { maxFailures: 3, windowMs: 60_000 },
-    counters((_prefix, call) => (call === 'consume' && consumes++, false)),
+    counters((_prefix, call) => {
+      if (call === 'consume') consumes++;
+      return false;
+    }),
   );
   const held: ((result: boolean) => void)[] = [];
   const under = Array.from({ length: 3 }, () => throttle.guard('client', 'alice', () => new Promise<boolean>((resolve) => held.push(resolve)), isRight));

@@ -1,5 +1,5 @@
 import { loadContract } from '../../server/http/contract/ajv-contract.js';
-import { type Schema } from '../../server/http/contract/contract.js';
+import type { Schema } from '../../server/http/contract/contract.js';
 
 // Every pattern and format a request is checked against must cost little whatever the client sends: it sits
 // beside a maxLength (the server runs it only within that bound), it is linear on inputs far beyond the
@@ -14,7 +14,10 @@ function requestSchemas(): Map<string, Schema> {
   const found = new Map<string, Schema>();
   const visit = (node: unknown, where: string): void => {
     const schema = contract.resolve<unknown>(node);
-    if (Array.isArray(schema)) return schema.forEach((item, i) => visit(item, `${where}/${i}`));
+    if (Array.isArray(schema)) {
+      for (const [i, item] of schema.entries()) visit(item, `${where}/${i}`);
+      return;
+    }
     if (schema === null || typeof schema !== 'object') return;
     found.set(where, schema as Schema);
     for (const [key, inner] of Object.entries(schema)) if (key !== 'example' && key !== 'examples') visit(inner, `${where}/${key}`);
@@ -23,7 +26,7 @@ function requestSchemas(): Map<string, Schema> {
     for (const [method, operation] of Object.entries(item)) {
       const op = operation as { parameters?: unknown[]; requestBody?: unknown };
       const parameters = method === 'parameters' ? (operation as unknown[]) : (op.parameters ?? []);
-      parameters.forEach((p, i) => visit(contract.resolve<{ schema: unknown }>(p).schema, `${method} ${path} parameter ${i}`));
+      for (const [i, p] of parameters.entries()) visit(contract.resolve<{ schema: unknown }>(p).schema, `${method} ${path} parameter ${i}`);
       if (op.requestBody) visit(contract.resolve<{ content: unknown }>(op.requestBody).content, `${method} ${path} body`);
     }
   }

@@ -157,7 +157,11 @@ export function groupCommit(db: Kysely<Tables>, { lockWaitMs }: GroupCommitSetti
         expire(monotonicMs());
         const batch = queue.splice(0, MAX_UNITS_PER_COMMIT);
         if (batch.length === 0) break;
-        if (await runBatch(db, batch, restoreWait).catch((error: unknown) => (batch.forEach((unit) => unit.reject(error)), true))) {
+        const failed = (error: unknown) => {
+          for (const unit of batch) unit.reject(error);
+          return true;
+        };
+        if (await runBatch(db, batch, restoreWait).catch(failed)) {
           pause = 1;
           continue;
         }

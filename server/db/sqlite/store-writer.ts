@@ -138,7 +138,10 @@ function startWriterThread(settings: WriterSettings, logger: Logger, answer: (an
   const held = new Set<number>();
   let closing = false;
   const toThread = perTurn<WriteRequest>((requests) => {
-    if (!thread) return requests.forEach(({ id }) => answer(notHandedOver(id)));
+    if (!thread) {
+      for (const { id } of requests) answer(notHandedOver(id));
+      return;
+    }
     for (const { id } of requests) held.add(id);
     thread.postMessage(JSON.stringify(requests));
   });
@@ -164,7 +167,7 @@ function startWriterThread(settings: WriterSettings, logger: Logger, answer: (an
       thread = undefined;
       const lost = [...held];
       held.clear();
-      lost.forEach((id) => answer(lostWithWriter(id)));
+      for (const id of lost) answer(lostWithWriter(id));
       if (closing) return;
       // A second later: a thread that cannot open the store must not be restarted in a tight loop.
       logger.error({ restartInMs: WRITER_RESTART_MS }, 'the store writer thread stopped; starting another');
@@ -248,6 +251,7 @@ function writesThrough(local: UserRepository, statementMs: number, post: (reques
   // In the order asked, and so of their deadlines (every write has the same timeout): one timer, for the first.
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void; deadline: number }>();
   let next = 0;
+  // biome-ignore lint/correctness/noUnusedVariables: read by `timer ??=` below, which arms it only when none is armed.
   let timer: NodeJS.Timeout | undefined;
   const expire = () => {
     timer = undefined;
@@ -289,7 +293,13 @@ function writesThrough(local: UserRepository, statementMs: number, post: (reques
       });
     },
   };
-  return { repository, settle, failAll: () => [...pending.keys()].forEach((id) => settle(lostWithWriter(id))) };
+  return {
+    repository,
+    settle,
+    failAll: () => {
+      for (const id of [...pending.keys()]) settle(lostWithWriter(id));
+    },
+  };
 }
 
 /**

@@ -21,6 +21,7 @@ function lengthFirst(schema: Record<string, unknown>): Record<string, unknown> {
   for (const [key, value] of Object.entries(schema)) {
     ((LENGTH_BOUND_KEYWORDS as readonly string[]).includes(key) ? inner : outer)[key] = value;
   }
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, which ajv reads; never awaited.
   return { ...outer, if: { maxLength: schema.maxLength }, then: inner };
 }
 

@@ -74,7 +74,12 @@ export function capConnections(http: Server, caps: ConnectionCaps, report: Limit
     // wait in the socket's buffer and reach the parser once it is served.
     socket.on('error', ignore);
     void perClient.admit(socket).then((admit) => {
-      if (admit) return socket.destroyed || (socket.off('error', ignore), serve!.call(http, socket));
+      if (admit) {
+        if (socket.destroyed) return;
+        socket.off('error', ignore);
+        serve!.call(http, socket);
+        return;
+      }
       if (socket.destroyed) return;
       // A refusal lingers on its own count (at most 100 of them), not on the connections served.
       sockets.delete(socket);

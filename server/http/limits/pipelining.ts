@@ -47,7 +47,10 @@ export function pipelining(maxWaiting: number, report: LimitReport): Middleware 
       if (++line.dropped > maxWaiting) socket.destroy();
       return false;
     }
-    if (line.active < IN_PROGRESS_PER_CONNECTION) return (line.active++, true);
+    if (line.active < IN_PROGRESS_PER_CONNECTION) {
+      line.active++;
+      return true;
+    }
     if (line.waiting.length < maxWaiting) return new Promise((resolve) => line.waiting.push(resolve));
     report(
       'pipeline_depth',
@@ -59,7 +62,10 @@ export function pipelining(maxWaiting: number, report: LimitReport): Middleware 
   }
   function endTurn(line: Line, socket: Socket): void {
     const next = line.waiting.shift();
-    if (next) return next(true);
+    if (next) {
+      next(true);
+      return;
+    }
     line.active--;
     // Past the limit, the last answer admitted has gone out: the connection ends once it is flushed.
     if (line.full) socket.destroySoon();

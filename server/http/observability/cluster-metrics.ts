@@ -121,7 +121,10 @@ function shareWorkerMetrics(metrics: Metrics): { render(): Promise<string>; stop
     const id = next++;
     const answer = await new Promise<Scraped | undefined>((resolve) => {
       const timer = setTimeout(() => resolve(undefined), SCRAPE_TIMEOUT_MS);
-      scrapes.set(id, (scraped) => (clearTimeout(timer), resolve(scraped)));
+      scrapes.set(id, (scraped) => {
+        clearTimeout(timer);
+        resolve(scraped);
+      });
       send(process, { type: 'user-records:metrics:scrape', id });
     }).finally(() => scrapes.delete(id));
     if (answer?.text !== undefined) return answer.text;

@@ -179,7 +179,9 @@ export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatc
     }
     if (route.hasBody && isEmptyBody(text)) throw emptyBodyProblem();
     const header: Record<string, string> = {};
-    request.headers.forEach((value, name) => (header[name] = value));
+    request.headers.forEach((value, name) => {
+      header[name] = value;
+    });
     const valid = found.validate({ path: params, query: queryOf(url), header, body });
     // The store is this page's or test process's own, so every request is one client's (its Idempotency-Keys too).
     return replyResponse(await found.handler({ ...valid, principal, client: 'msw', signal: request.signal }));

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { RawRequest } from '../contract/request-validation.js';
 
 /** Any character outside ASCII: a URL that carries one raw (not %-escaped) is read Koa's own way. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the range from NUL names every ASCII character.
 const NON_ASCII = /[^\x00-\x7f]/;
 const NO_QUERY: RawRequest['query'] = Object.freeze(Object.create(null) as RawRequest['query']);
 
