@@ -54,6 +54,9 @@ for (const schema of compiled.values()) {
 let code = standaloneCode.default(ajv, exports);
 // ajv's one run-time helper the code needs (string length in code points), carried in the module.
 code = code.replaceAll('require("ajv/dist/runtime/ucs2length").default', 'ucs2length');
+// Each error names the schema keyword it failed (`schemaPath`), which the service never reads (contract.ts,
+// ValidationErrorObject): left out, the kit's bundle is smaller by about 8 kB before gzip.
+code = code.replace(/schemaPath:"(?:[^"\\]|\\.)*",/g, '');
 const leftover = /require\("[^"]*"\)/.exec(code);
 if (leftover) throw new Error(`the compiled validators need ${leftover[0]}: carry it in the module as ucs2length is`);
 // The table, keyed by schemaKey, instead of one export per schema.
