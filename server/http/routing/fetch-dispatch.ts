@@ -3,18 +3,18 @@ import { routes, type RouteDefinition } from '../../../generated/routes.js';
 import type { UserRecordsHandlers } from '../../../generated/server/handlers.js';
 import { challenge, parseBasicAuthorization, type BasicCredentials } from '../auth/basic-credentials.js';
 import type { Contract } from '../contract/contract.js';
-import { compileRequestValidator, type RawRequest } from '../contract/request-validation.js';
+import type { RawRequest } from '../contract/request-validation.js';
 import { asUriReference, classify, problemDocument } from '../errors/problem.js';
 import type { LatencyRange } from '../../config-defaults.js';
 import { answerDelay, hold } from '../sandbox/answer-delay.js';
-import { examplePicker } from '../sandbox/preferred-example.js';
+import { compileOperation, type Answer, type Transport } from './operation-pipeline.js';
 import { contentTypeOf, isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
-import { allowOf, bodyTypeProblem, emptyBodyProblem, isEmptyBody, methodNotAllowed, noRoute } from './request-checks.js';
+import { allowOf, methodNotAllowed, noRoute } from './request-checks.js';
 
 // The service's operations over WHATWG Request and Response, without a server: what the MSW handlers of the
-// client package run, in Node and in browsers. The steps are the Koa router's, in its order, and each is the
-// same code where it can be (the request checks, validation, the handlers, problem+json); what a process
-// adds around them (per-client limits, connection bounds, logs, metrics, security headers) is not here.
+// client package run, in Node and in browsers. Each operation runs the same pipeline as the Koa router's
+// (operation-pipeline.ts), read from a fetch Request; what a process adds around it (per-client limits,
+// connection bounds, logs, metrics, security headers) is not here.
 
 /** What the dispatcher serves, and how. */
 export interface FetchDispatchOptions {
@@ -32,19 +32,18 @@ export interface FetchDispatchOptions {
   readonly latency?: LatencyRange;
 }
 
-/** One route, compiled once: how to find it, check its requests and run it. */
+/** A request to one of the service's operations: the Request, its URL, and its path's parameters. */
+interface Exchange {
+  readonly request: Request;
+  readonly url: URL;
+  readonly params: Record<string, string>;
+}
+
+/** One route, compiled once: how to find it, and its operation's pipeline. */
 interface CompiledRoute {
   readonly route: RouteDefinition;
   readonly pattern: RegExp;
-  readonly validate: (raw: RawRequest) => ReturnType<ReturnType<typeof compileRequestValidator>>;
-  readonly pick: ReturnType<typeof examplePicker>;
-  readonly handler: AnyHandler;
-}
-
-/** A function made by `make` the first time it is called, then called as made. */
-function onFirstUse<A extends unknown[], R>(make: () => (...args: A) => R): (...args: A) => R {
-  let made: ((...args: A) => R) | undefined;
-  return (...args) => (made ??= make())(...args);
+  readonly run: (exchange: Exchange) => Promise<Answer>;
 }
 
 /** The parameters of a path template as a pattern: `/users/{id}` → `^/users/(?<id>[^/]+)$`. */
@@ -138,53 +137,49 @@ export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatc
   const base = new URL(options.baseUrl);
   const basePath = base.pathname.replace(/\/$/, '');
   const delayOf = answerDelay(options.contract, options.latency ?? { min: 0, max: 0 });
+  const transport: Transport<Exchange> = {
+    header: ({ request }, name) => request.headers.get(name) ?? '',
+    hasBody: ({ request }) => request.body !== null,
+    async readBody({ request }) {
+      const text = await bodyText(request, options.bodyLimitBytes);
+      // The server's parser hands an empty body over as it is; white space alone is malformed JSON to it.
+      return { text, value: text === '' ? text : parsedJson(text) };
+    },
+    async authenticate({ request }) {
+      const given = parseBasicAuthorization(request.headers.get('authorization') ?? undefined);
+      if (!given || given.username !== options.credentials.username || given.password !== options.credentials.password) throw challenge();
+      return { username: given.username };
+    },
+    raw({ request, url, params }, body) {
+      const header: Record<string, string> = {};
+      request.headers.forEach((value, name) => {
+        header[name] = value;
+      });
+      return { path: params, query: queryOf(url), header, body };
+    },
+    // The store is this page's or test process's own, so every request is one client's (its Idempotency-Keys too).
+    handlerInput: ({ request }, valid, principal) => ({ ...valid, principal, client: 'msw', signal: request.signal }),
+  };
+  const open: Transport<Exchange> = { ...transport, authenticate: async () => undefined };
   const compiled: CompiledRoute[] = routes.filter(options.serves).map((route) => ({
     route,
     pattern: patternOf(route.path),
     // Compiled when the route is first asked for: a test that calls three operations compiles three.
-    validate: onFirstUse(() => compileRequestValidator(options.contract, route.operationId)),
-    pick: onFirstUse(() => examplePicker(options.contract, route)),
-    handler: options.handlers[route.operationId] as AnyHandler,
+    run: compileOperation(
+      { route, contract: options.contract, handler: options.handlers[route.operationId] as AnyHandler, answersPrefer: true, compile: 'on first use' },
+      route.security.length > 0 ? transport : open,
+    ),
   }));
 
   async function run(found: CompiledRoute, request: Request, url: URL, params: Record<string, string>): Promise<Response> {
-    const { route } = found;
-    const prefer = request.headers.get('prefer');
-    const preferred = prefer === null ? undefined : found.pick(prefer);
-    if (preferred)
-      return new Response(preferred.body ?? null, {
-        status: preferred.status,
-        headers: { ...preferred.headers, ...(preferred.mediaType ? { 'Content-Type': contentTypeOf(preferred.mediaType) } : {}) },
-      });
-    // In the router's order: the body's type, the body parsed, the credentials, then an empty body refused.
-    let text = '';
-    let body: unknown;
-    if (route.hasBody) {
-      const problem = bodyTypeProblem(
-        request.headers.get('content-type') ?? '',
-        request.body !== null,
-        route.bodyTypes,
-        request.headers.get('content-encoding') ?? '',
-      );
-      if (problem) throw problem;
-      text = await bodyText(request, options.bodyLimitBytes);
-      // The server's parser hands an empty body over as it is; white space alone is malformed JSON to it.
-      body = text === '' ? text : parsedJson(text);
-    }
-    let principal: { username: string } | undefined;
-    if (route.security.length > 0) {
-      const given = parseBasicAuthorization(request.headers.get('authorization') ?? undefined);
-      if (!given || given.username !== options.credentials.username || given.password !== options.credentials.password) throw challenge();
-      principal = { username: given.username };
-    }
-    if (route.hasBody && isEmptyBody(text)) throw emptyBodyProblem();
-    const header: Record<string, string> = {};
-    request.headers.forEach((value, name) => {
-      header[name] = value;
+    const answer = await found.run({ request, url, params });
+    if ('reply' in answer) return replyResponse(answer.reply);
+    if (!('example' in answer)) throw new Error('the fetch dispatch keeps no replies');
+    const { example } = answer;
+    return new Response(example.body ?? null, {
+      status: example.status,
+      headers: { ...example.headers, ...(example.mediaType ? { 'Content-Type': contentTypeOf(example.mediaType) } : {}) },
     });
-    const valid = found.validate({ path: params, query: queryOf(url), header, body });
-    // The store is this page's or test process's own, so every request is one client's (its Idempotency-Keys too).
-    return replyResponse(await found.handler({ ...valid, principal, client: 'msw', signal: request.signal }));
   }
 
   /** The path below the base URL, if the request is on it. */

@@ -12,14 +12,15 @@ import { endOfTurn } from '../protocol/end-of-turn.js';
 import { HandlerRequest } from './handler-request.js';
 import { jsonArray } from './json-stream.js';
 import { queryOf } from './query-string.js';
-import { isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
-import { allowOf, bodyTypeProblem, emptyBodyProblem, isEmptyBody, methodNotAllowed } from './request-checks.js';
-import { compileHeaderCheck, compileRequestValidator, type RawRequest } from '../contract/request-validation.js';
+import { contentTypeOf, isAsyncIterable, mediaTypeOf, type AnyHandler, type AnyReply } from './replies.js';
+import { allowOf, methodNotAllowed } from './request-checks.js';
+import { compileOperation, type Answer, type Transport } from './operation-pipeline.js';
+import { compileHeaderCheck, type RawRequest } from '../contract/request-validation.js';
 import type { Limiters } from '../limits/limiter-store.js';
 import { writeLimit } from '../limits/write-limit.js';
-import { preferredExample } from '../sandbox/sandbox-middleware.js';
+import type { PreferredAnswer } from '../sandbox/preferred-example.js';
 import type { Metrics } from '../observability/metrics.js';
-import { KEPT_OPERATIONS, type KeptReply, type ReplyCache } from '../reply-cache/reply-cache.js';
+import { KEPT_OPERATIONS, type KeptReply, type Lookup, type ReplyCache } from '../reply-cache/reply-cache.js';
 import { isTimeBound } from '../../domain/time-bound.js';
 
 /** What the router needs: the contract, the handlers that implement it, the configuration, logs and metrics. */
@@ -79,17 +80,6 @@ function writeKept(ctx: Context, kept: SentReply): void {
   ctx.body = kept.body;
 }
 
-/** Rejects bodies that are not JSON, or compressed, before a byte of them is read. */
-const requireJson =
-  (bodyTypes: readonly string[]): Middleware =>
-  (ctx, next) => {
-    const { headers } = ctx.req;
-    const hasBody = headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
-    const problem = bodyTypeProblem(ctx.get('content-type'), hasBody, bodyTypes, ctx.get('content-encoding'));
-    if (problem) throw problem;
-    return next();
-  };
-
 /** Names the operation (and its route) first, so that even a request refused before its handler is logged, measured and traced under it. */
 const named =
   ({ operationId, path }: RouteDefinition): Middleware =>
@@ -99,29 +89,83 @@ const named =
     return next();
   };
 
-function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: AuthGuards, cache: KeptReplies | undefined): Middleware {
-  const validate = compileRequestValidator(deps.contract, route.operationId);
-  const principalOf = authenticate(route, deps.config, guards);
-  const handler = deps.handlers[route.operationId] as AnyHandler;
-  return async (ctx) => {
-    const principal = await principalOf(ctx);
-    const { body, rawBody } = ctx.request as { body?: unknown; rawBody?: string };
-    // koa-bodyparser (non-strict) hands an empty body over as '', as it does the JSON string "": tell them apart.
-    if (route.hasBody && isEmptyBody(rawBody ?? '')) throw emptyBodyProblem();
-    const request = validate({ path: ctx.params, query: queryOf(ctx), header: ctx.headers, body });
+/** Sends the example a request asked for (Prefer), as the contract declares it. */
+function writeExample(ctx: Context, answer: PreferredAnswer): void {
+  ctx.status = answer.status;
+  ctx.set(answer.headers);
+  if (answer.body === undefined) return;
+  // As a header, not through ctx.type, which would add a charset to JSON.
+  ctx.set('Content-Type', contentTypeOf(answer.mediaType!));
+  ctx.body = answer.body;
+}
+
+const done = async () => {};
+
+/** What a Koa request holds for its operation's pipeline beyond Koa's own: the reply cache's lookup, when it found no reply. */
+interface OperationState {
+  keeping?: Lookup | undefined;
+}
+
+/** How the operation pipeline reads a Koa request (operation-pipeline.ts), for one operation. */
+function koaTransport(route: RouteDefinition, deps: RouterDeps, guards: AuthGuards, parts: OperationParts): Transport<Context> {
+  const { json, writes, cache } = parts;
+  return {
+    header: (ctx, name) => ctx.get(name),
+    hasBody: ({ req: { headers } }) => headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined,
+    countWrite: writes && ((ctx) => writes(ctx, done) as Promise<void>),
+    async readBody(ctx) {
+      await json(ctx, done);
+      // koa-bodyparser (non-strict) hands an empty body over as '', as it does the JSON string "": its text tells them apart.
+      const { body, rawBody } = ctx.request as { body?: unknown; rawBody?: string };
+      return { text: rawBody ?? '', value: body };
+    },
+    authenticate: authenticate(route, deps.config, guards),
+    raw: (ctx, body) => ({ path: ctx.params, query: queryOf(ctx), header: ctx.headers, body }),
     // A reply kept for this request target was made from the same request and the store as it is now. Only
     // GETs are kept: their request target names their operation.
-    const key = cache && !cache.bypassedBy.some((name) => ctx.req.headers[name] !== undefined) ? ctx.url : undefined;
-    const lookup = key === undefined ? undefined : cache!.replies.lookup(key);
-    if (lookup?.reply) return writeKept(ctx, lookup.reply);
-    const reply = await handler(new HandlerRequest(request, principal, ctx.state.client as string, ctx.res));
+    keptReply:
+      cache &&
+      ((ctx) => {
+        if (cache.bypassedBy.some((name) => ctx.req.headers[name] !== undefined)) return undefined;
+        const lookup = cache.replies.lookup(ctx.url);
+        if (lookup?.reply) return lookup.reply;
+        (ctx.state as OperationState).keeping = lookup;
+        return undefined;
+      }),
+    handlerInput: (ctx, valid, principal) => new HandlerRequest(valid, principal, ctx.state.client as string, ctx.res),
+  };
+}
+
+/** What an operation's middleware is built with beyond the router's deps: the body parser, the write limit and the reply cache, where they apply. */
+interface OperationParts {
+  readonly json: Middleware;
+  readonly writes: Middleware | undefined;
+  readonly cache: KeptReplies | undefined;
+  readonly answersPrefer: boolean;
+}
+
+function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: AuthGuards, parts: OperationParts): Middleware {
+  const { cache } = parts;
+  const handler = deps.handlers[route.operationId] as AnyHandler;
+  const run = compileOperation(
+    { route, contract: deps.contract, handler, answersPrefer: parts.answersPrefer, compile: 'now' },
+    koaTransport(route, deps, guards, parts),
+  );
+  return async (ctx) => {
+    const answer: Answer = await run(ctx);
+    if ('example' in answer) return writeExample(ctx, answer.example);
+    if ('kept' in answer) return writeKept(ctx, answer.kept as KeptReply);
+    const { reply } = answer;
     // A read's reply goes out with the turn's others (end-of-turn.ts): A/B at 100,000 users, GET by random id
     // 7,780 -> 14,798 req/s, p99 18 -> 9 ms; a search 3,177 -> 3,708. Not a write's: creates fell 12% (4,632
     // -> 4,089), as their commits already gather a turn's writes.
     if (route.method === 'GET') await endOfTurn();
     // Not a search that stopped short when its store time ran out: the same request may find more (time-bound.ts).
+    const lookup = (ctx.state as OperationState).keeping;
     const keep =
-      lookup && !isTimeBound(reply) ? (sent: SentReply) => cache!.replies.keep(key!, lookup.version, { ...sent, operationId: route.operationId }) : undefined;
+      lookup && !isTimeBound(reply)
+        ? (sent: SentReply) => cache!.replies.keep(ctx.url, lookup.version, { ...sent, operationId: route.operationId })
+        : undefined;
     await writeReply(ctx, reply, keep);
   };
 }
@@ -229,18 +273,17 @@ export function createRouter(deps: RouterDeps): Middleware {
     const sandboxOnly = deps.contract.operation(route.operationId).sandboxOnly;
     const path = toKoaPath(route.path);
     // A sandbox control (the reset) is no client's write: a test suite that reached the limit can still reset.
-    const limit = writes && WRITES.has(route.method) && !sandboxOnly ? [writes] : [];
-    // In sandbox mode, `Prefer: code=` answers the contract's example before anything else runs.
-    const preferred = sandbox ? [preferredExample(deps.contract, route)] : [];
-    const chain = [named(route), ...preferred, ...limit, ...(route.hasBody ? [requireJson(route.bodyTypes), json] : [])];
+    const limit = WRITES.has(route.method) && !sandboxOnly ? writes : undefined;
     const cache = keptReplies(deps, route);
     if (cache) {
       keptOperations.set(route.operationId, { route, checkHeaders: compileHeaderCheck(deps.contract, route.operationId) });
       for (const name of cache.bypassedBy) bypassedBy.add(name);
     }
+    // In sandbox mode, `Prefer: code=` answers the contract's example before anything else runs.
+    const parts = { json, writes: limit, cache, answersPrefer: sandbox };
     routerOf(route.method).register(path, route.method === 'GET' ? ['HEAD', 'GET'] : [route.method], [
-      ...chain,
-      operationMiddleware(route, deps, guards, cache),
+      named(route),
+      operationMiddleware(route, deps, guards, parts),
     ]);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method]);
   }
