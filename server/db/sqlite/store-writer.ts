@@ -7,9 +7,8 @@ import type { Logger } from '../../logger.js';
 import { NOT_BEGUN } from '../write.js';
 import { monotonicMs } from '../monotonic-clock.js';
 
-// SQLite has one write lock per file. With WORKERS, each worker committing on its own made them queue for it
-// (SQLite's busy wait sleeps and polls, holding the waiting worker's event loop): on 16 cores, creates fell from
-// 19.9k req/s at WORKERS=4 to 13.3k with p99 805 ms at WORKERS=8. So the store has one writer: workers read
+// SQLite has one write lock per file, and workers that each commit on their own queue for it (SQLite's busy
+// wait sleeps and polls, holding the waiting worker's event loop). So the store has one writer: workers read
 // through their own connections (WAL readers never wait for the writer) and send each write to the primary as
 // a message naming a repository operation and its arguments, all data. The primary hands it to its writer
 // thread (writer-thread.ts), whose group commit (group-commit.ts) carries the writes of every worker in one
@@ -17,8 +16,9 @@ import { monotonicMs } from '../monotonic-clock.js';
 // for the lock (held by a backup, say) must not stop it.
 //
 // A single process on an SQLite file writes through a writer thread of its own the same way (writesThroughThread):
-// SQLite commits inside a synchronous call, so a commit on the event loop held every request, reads and
-// /healthz included, for as long as the disk took to sync (seconds on a stalled disk).
+// SQLite commits inside a synchronous call, so a commit on the event loop would hold every request, reads and
+// /healthz included, for as long as the disk takes to sync (seconds on a stalled disk).
+// Measurements and the alternatives: docs/decisions/sqlite-writer-thread.md.
 
 /** The repository's operations that write, and `ping`, whose answer includes the writer's recent outages. */
 export const WRITES = ['create', 'replace', 'patch', 'delete', 'claimKey', 'takeOverKey', 'createWithKey', 'releaseKey', 'deleteExpiredKeys', 'ping'] as const;
@@ -130,8 +130,7 @@ const lostWithWriter = (id: number): WriteAnswer => ({ id, failure: { kind: 'unk
  * Runs writes in a writer thread (writer-thread.ts), restarted a second after it dies. Writes posted while none
  * runs are refused at once (503); those it held when it died are answered at once as of an unknown outcome
  * (504): a thread may die after a commit and before its answers. Writes and answers cross as
- * JSON text, as they cross between processes: for these small objects V8's structured clone cost more (the
- * process's CPU per PUT 126 -> 114 us, with both sides).
+ * JSON text, as they cross between processes: for these small objects V8's structured clone costs more.
  */
 function startWriterThread(settings: WriterSettings, logger: Logger, answer: (answer: WriteAnswer) => void): WriterThread {
   /** Ids of the writes the running thread holds. */
@@ -325,7 +324,7 @@ export function writesThroughPrimary(local: UserRepository, statementMs: number)
 
 /**
  * In a single server process on an SQLite file: `local` for reads, a writer thread of this process for
- * writes, so that a commit's wait for the disk (an fsync of a slow or stalled disk: 50 ms to seconds) holds
+ * writes, so that a commit's wait for the disk (an fsync of a slow or stalled disk may take seconds) holds
  * no request but the writes waiting for it. Reads and /healthz go on, as with WORKERS.
  */
 export function writesThroughThread(local: UserRepository, settings: WriterSettings, logger: Logger): StoppableRepository {
