@@ -31,8 +31,8 @@ interface Pending {
 type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
 
 /**
- * The statements of a batch, compiled once: built through Kysely's sql template on every unit they were about a
- * tenth of a write's CPU (profile of PUT).
+ * The statements of a batch, compiled once: built through Kysely's sql template for every unit, they would be a
+ * share of each write's CPU.
  */
 const STATEMENTS = {
   savepoint: CompiledQuery.raw('savepoint unit'),
@@ -64,8 +64,8 @@ async function undoUnit(trx: Kysely<Tables>, error: unknown): Promise<void> {
 
 /**
  * Takes the write lock without waiting (BEGIN IMMEDIATE with no busy timeout): false when another connection
- * holds it. SQLite's own wait sleeps inside the call, and so held the event loop (WORKERS=1: /healthz took
- * the whole hold of an outside lock) or the writer thread, while the requests it waited for timed out.
+ * holds it. SQLite's own wait sleeps inside the call, and so would hold the event loop (or the writer thread)
+ * for as long as an outside lock is held, /healthz included, while the requests it waits for time out.
  */
 async function tryLock(conn: Kysely<Tables>, restoreWait: CompiledQuery): Promise<boolean> {
   await conn.executeQuery(STATEMENTS.noBusyWait);
@@ -136,6 +136,8 @@ function runBatch(db: Kysely<Tables>, batch: readonly Pending[], restoreWait: Co
  * so that reads go on. A unit not begun by its deadline (its asker's, or `lockWaitMs` from its arrival), be
  * it held by the lock or by the commits before it, fails (503 WRITE_NOT_BEGUN) and is never begun later: a
  * 503 means nothing was written, and a client that retries makes no duplicate.
+ *
+ * Why, and what it was measured against: docs/decisions/sqlite-group-commit.md.
  */
 export function groupCommit(db: Kysely<Tables>, { lockWaitMs }: GroupCommitSettings): Write {
   const queue: Pending[] = [];
