@@ -11,12 +11,12 @@ const MAX_KEPT_ROWS = 100;
 
 /**
  * A read-only connection to an SQLite file, with its statements prepared once. Through Kysely a select by id
- * took a mutex, a connection and five awaits around the 3 µs SQLite spends on it, and waited behind any
- * write's transaction on the one connection writes share (bench/profile.mjs: 17% of a GET's CPU time).
+ * takes a mutex, a connection and five awaits around the few microseconds SQLite spends on it, and waits
+ * behind any write's transaction on the one connection writes share.
  *
- * It keeps its answers until the store changes: a page of 6 read again cost 15 µs of SQLite (45 under
- * load); the check that nothing changed is one read of the WAL index's header, and sees any committed write
- * at once.
+ * It keeps its answers until the store changes: a page read again costs SQLite far more than the check that
+ * nothing changed, one read of the WAL index's header, which sees any committed write at once
+ * (docs/decisions/sqlite-wal-index-version.md).
  */
 export function sqliteReader(filename: string, timeouts: StoreTimeouts, cacheKib: number): SqliteReader {
   const database = new SqliteDatabase(filename, { readonly: true, fileMustExist: true });

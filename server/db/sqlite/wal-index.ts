@@ -3,12 +3,12 @@ import { endianness } from 'node:os';
 import { StoreFault } from '../outage.js';
 
 // PRAGMA data_version is what SQLite offers to tell whether another connection committed, and it starts and
-// ends a read transaction to say so: two fcntl locks, 2 µs in a loop and 11 µs of a kept GET's 84 under load
-// (bench/profile.mjs), the largest single cost of a reply that was already made. Every commit in WAL mode,
-// by any connection of any process, rewrites the header of the WAL index, the `-shm` file SQLite maps into
-// every connection's memory (https://www.sqlite.org/walformat.html#the_wal_index_header): it counts the
-// transactions (iChange), the last valid frame (mxFrame) and its checksum. Reading the header's bytes is one
-// pread of the page the writer's commit already updated in memory: 0.75 µs, no lock.
+// ends a read transaction to say so: two fcntl locks, the largest single cost of a reply that was already made.
+// Every commit in WAL mode, by any connection of any process, rewrites the header of the WAL index, the `-shm`
+// file SQLite maps into every connection's memory (https://www.sqlite.org/walformat.html#the_wal_index_header):
+// it counts the transactions (iChange), the last valid frame (mxFrame) and its checksum. Reading the header's
+// bytes is one pread of the page the writer's commit already updated in memory, and takes no lock.
+// Measurements: docs/decisions/sqlite-wal-index-version.md.
 
 /** The WAL-index header, twice (SQLite writes the second copy, then the first): the bytes compared. */
 const HEADERS_BYTES = 96;
