@@ -1,15 +1,15 @@
-// Replies of reads kept, serialized, until the store changes: a page of 6 read again cost its handler,
-// mapping, links and JSON (43 µs under load, a third of the request), where the check that the store is as
-// it was is one read of SQLite's WAL index (server/db/sqlite/wal-index.ts). Only where the store can say so at once
+// Replies of reads kept, serialized, until the store changes: a page read again costs its handler, mapping,
+// links and JSON each time, where the check that the store is as it was is one read of SQLite's WAL index
+// (server/db/sqlite/wal-index.ts). Only where the store can say so at once
 // (SQLite's reader: any commit, by this process or another, changes its version); elsewhere (PostgreSQL)
 // nothing is kept.
 //
 // A request for a kept reply is answered at the end of the event loop's turn it arrived in, with every
 // other such request of that turn, after one check of the store's version (confirm). Each of them was read
 // from its socket before that check, so the check sees every write acknowledged before any of them was sent.
-// One check serves a turn's requests, and their replies go out together: A/B at 12 users, 50 connections,
-// a kept GET 17,118 -> 33,259 req/s and its p99 8.8 -> 4.6 ms; a reply written between two reads made every
-// write wake the client on the other core (loopback), a turn's replies wake it once.
+// One check serves a turn's requests, and their replies go out together: on loopback a reply written between
+// two reads wakes the client on the other core each time; a turn's replies wake it once.
+// Measurements and what was rejected: docs/decisions/reply-cache.md.
 
 import { endOfTurn } from '../protocol/end-of-turn.js';
 
