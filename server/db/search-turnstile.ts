@@ -8,8 +8,7 @@ import type { UserFilter } from '../domain/user-query.js';
  * Time a turn of the event loop may spend on searching statements before the next waits for a later turn.
  * Each statement is bounded (about a millisecond of SQLite's time): this is what a turn may add past the
  * `perTurn` statements it starts with, about what those four cost. A statement of a small store costs tens
- * of microseconds, and a turn's wait for each came on top (at 12 users on SQLite, `q=zq` ran at 1,474 req/s
- * with a wait per statement, 1,703 without).
+ * of microseconds, and a wait of a turn for each would come on top: a turn with time left runs the next at once.
  */
 export const SEARCH_TURN_MS = 2;
 
@@ -71,7 +70,8 @@ export interface TurnstileBounds {
  * so a request is refused before its first statement or not at all. Hand-written: p-limit and p-queue bound
  * how many run at once or per interval of time, not per turn of the event loop, which is what keeps SQLite's
  * searches (whose statements run on it) from stalling other requests; and a slot is held for one statement,
- * never while a slow client reads the answer.
+ * never while a slow client reads the answer. Why, and what it was measured against:
+ * docs/decisions/search-turnstile.md.
  */
 export function createTurnstile({ perTurn, atOnce, maxWaiting, maxWaitingPerAsker, turnMs = SEARCH_TURN_MS }: TurnstileBounds) {
   const admitted = new WeakSet<UserFilter>();

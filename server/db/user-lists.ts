@@ -44,9 +44,8 @@ export const SEARCH_SCAN_ROWS = 4000;
 /** Users a count of matches examines per statement: about a millisecond of SQLite's time. */
 export const COUNT_SCAN_ROWS = 4000;
 /**
- * Searching statements a turn of the event loop starts (more follow only within SEARCH_TURN_MS of its start).
- * With 24 searches of 250,000 users under way and one statement each per turn, a health check waited up to
- * 0.5-1 s; the wait now does not grow with the number of searches.
+ * Searching statements a turn of the event loop starts (more follow only within SEARCH_TURN_MS of its start),
+ * however many searches are under way: what other requests wait for in a turn does not grow with their number.
  */
 export const SEARCHES_PER_TURN = 4;
 /**
