@@ -25,14 +25,15 @@ interface Held {
 
 /**
  * The connections of each client (its normalised address, IPv6 per /64), and which of them are idle, for
- * MAX_CONNECTIONS_PER_CLIENT. An HTTP client keeps sockets open for reuse (Node's fetch opened up to 100 for 64
- * requests in flight), and counting those against it refused its new connections while most of its own sat
+ * MAX_CONNECTIONS_PER_CLIENT. An HTTP client keeps sockets open for reuse (Node's fetch opens more than it has
+ * requests in flight), and counting those against it would refuse its new connections while most of its own sit
  * idle: only connections all busy are a reason to refuse. So at the cap, the client's connection idle longest
- * is told to close, and the new one takes its place. Closing it there and then raced the client, which may be
- * sending its next request on it that very moment (Node's fetch failed a create with "other side closed"): it is
+ * is told to close, and the new one takes its place. Closing it there and then would race the client, which may be
+ * sending its next request on it that very moment (Node's fetch fails a create with "other side closed"): it is
  * closed instead after its next answer (`Connection: close`), or by the keep-alive timeout if none comes. Until
  * then it counts in this process, up to twice the cap, so that a client cannot grow its share by leaving connections
  * idle; its place in `places` (shared by the workers, see connection-places.ts) is the new connection's.
+ * Why the service counts connections itself, and the measurements: docs/decisions/connection-limits-in-process.md.
  */
 export function clientConnections(http: Server, perClient: number, places: Places) {
   const held = new Map<string, Held>();

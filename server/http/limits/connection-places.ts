@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 
-// MAX_CONNECTIONS_PER_CLIENT holds for the process group, not per worker: with WORKERS=2 and a cap of 100, one
-// client held 190 connections. The cluster primary counts each client's places by worker (as it counts the
+// MAX_CONNECTIONS_PER_CLIENT holds for the process group, not per worker: counted by each worker alone, one
+// client could hold the cap in every worker. The cluster primary counts each client's places by worker (as it counts the
 // rate limits, limiter-store.ts): a worker takes a place before serving a connection and gives it back when the
 // connection closes. Counting there, rather than having the primary hand out connections, keeps Node's own
 // distribution of connections and its idle checks in the worker that holds the socket.

@@ -21,8 +21,8 @@ interface Line {
  * the rest are dropped, and the connection is closed; a client that keeps sending has it closed at once
  * (pausing the socket does not stop Node's parser, and each dropped request holds memory). Node parses a whole
  * socket read (64 KiB, some 1,800 small requests) at once and starts every request in it; each response but
- * the first was buffered in memory until its turn, and Node's own pause looks only at output already
- * buffered. One connection writing 1,900 `GET /users` without reading took the process from 159 to 637 MB.
+ * the first would be buffered in memory until its turn, and Node's own pause looks only at output already
+ * buffered: one connection writing requests without reading would grow the process with each of them.
  */
 export function pipelining(maxWaiting: number, report: LimitReport): Middleware {
   const lines = new WeakMap<Socket, Line>();
