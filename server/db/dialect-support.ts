@@ -9,7 +9,7 @@ import type { Write } from './write.js';
 /**
  * A select run synchronously: its rows. Given as compiled, its answer is kept under its SQL and parameters;
  * given as a key that names it wholly and a way to compile it, under the key, and compiled only when no
- * answer is kept (building a Kysely query cost more than SQLite took to answer it).
+ * answer is kept (building a Kysely query costs more than SQLite takes to answer it).
  */
 export type ReadNow = <Row>(query: CompiledQuery<Row> | Keyed<Row>) => Row[];
 
@@ -34,8 +34,8 @@ export interface SearchIndex {
   matching(text: string, most: number, read: <R>(query: RawBuilder<R>) => Promise<readonly R[]>): Promise<IndexLookup | undefined>;
   /**
    * Users to read in order, before asking the index, for more than SEARCH_COUNT_REACH that hold the text
-   * (0: none). An index that reads every entry of each trigram it is asked about (PostgreSQL's GIN: 20-50 ms
-   * for a trigram every user holds) costs most for the text that most users hold, which is found sooner so.
+   * (0: none). An index that reads every entry of each trigram it is asked about (PostgreSQL's GIN) costs most
+   * for the text that most users hold, which is found sooner so.
    */
   readonly firstUsersFirst: number;
   /**
@@ -46,8 +46,8 @@ export interface SearchIndex {
   readonly pagesByIdFromSet: boolean;
   /**
    * Where a search reads the index's matches once and keeps them: a page then reads users by id from the
-   * kept set rather than looking them up in the index again (on SQLite, checking 10,000 users found by the
-   * rarest trigrams took as long again for the page as for the count). `read` counts the matches and gives
+   * kept set rather than looking them up in the index again (on SQLite, checking the users found by the
+   * rarest trigrams would cost the page as much again as the count). `read` counts the matches and gives
    * them as one value, `set` is a subquery of the ids (`match_id`) in it.
    */
   readonly keptMatches?: {
@@ -55,9 +55,9 @@ export interface SearchIndex {
     set(kept: string): RawBuilder<{ match_id: number }>;
     /**
      * Where `read` gives the ids in ascending order, a condition on `users.id` that holds for the given ids
-     * alone: a list by id reads its matches a slice of kept ids per statement, along the primary key. The set
-     * joined to the users led PostgreSQL's planner to walk the primary key from the page's start, testing
-     * every user against the set; and the whole set, sent with each statement, cost more to read than its rows.
+     * alone: a list by id reads its matches a slice of kept ids per statement, along the primary key. Joined to
+     * the users, the set leads PostgreSQL's planner to walk the primary key from the page's start, testing
+     * every user against the set; and the whole set, sent with each statement, costs more to read than its rows.
      */
     byId?(ids: readonly number[]): RawBuilder<SqlBool>;
   };

@@ -56,9 +56,9 @@ export const SEARCHES_WAITING = 256;
 
 /**
  * Highest id of a store whose searches examine every user rather than ask the substring index, where the
- * store says at once (Database.readNow). Timed in the process under load at 12 users, examining them took
- * SQLite about 170 µs for a page and its count, the index's four statements 360 µs for `q=mira99` (how common
- * its trigrams are, about 30 µs each; the matches; those that hold it all; the page).
+ * store says at once (Database.readNow): so small a store is examined whole for less than the index's four
+ * statements cost (how common its trigrams are; the matches; those that hold it all; the page). Timed in the
+ * process: docs/benchmarks.md.
  */
 export const EXAMINED_WHOLE_IDS = 500;
 
@@ -105,7 +105,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
   /**
    * The rows of a statement that does not search: on the store's reader where it has one, whose answer is
    * kept until the store changes under `key`, which names everything the statement depends on; the statement
-   * is built only when no answer is kept (building it cost more than SQLite took to answer a page).
+   * is built only when no answer is kept (building it costs more than SQLite takes to answer a page).
    */
   const rowsOf = <Row>(key: readonly unknown[], statement: () => Compilable<Row> & { execute(): Promise<Row[]> }): Promise<Row[]> =>
     readNow === undefined ? statement().execute() : Promise.resolve(readNow({ key: JSON.stringify(key), compile: () => statement().compile() }));
@@ -207,7 +207,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
       );
     // From the start, a bound that holds for every row still leads SQLite to the first field's index: it then
     // sorts only the users that tie on that field, and stops at the limit. Without it, a sort by last and
-    // first name sorted all 1,000,000 users for every page (97 ms; 0.05 ms with it).
+    // first name would sort every user for every page.
     const first = COLUMN[order[0]!.field];
     return sorted(first === 'id' ? query : query.where(first, '>=', ''), order, backwards);
   };
@@ -296,15 +296,15 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         if (!first && budget && budget.spent >= budget.ms) return;
         // The users it examines, by the id and the folded copies alone, which the order's index holds
         // (migration 2026-11-25-03): only the users that match are read from the table, for what the list
-        // shows. Reading every examined user from the table cost nine times as much.
+        // shows, rather than every user examined.
         const examined = candidates(filter, order, from, backwards)
           .select(['id', ...SEARCHED_COLUMNS])
           .limit(SEARCH_SCAN_ROWS);
         const inOrder = sql.join(
           order.map((key) => sql`${sql.ref(`examined.${COLUMN[key.field]}`)} ${sql.raw(key.descending !== backwards ? 'desc' : 'asc')}`),
         );
-        // The users it found, at most a batch (text most users hold filled a page of 12 from the first few of
-        // 4,000 examined, and read all 4,000 from the table), and where the next statement starts: after the
+        // The users it found, at most a batch (text most users hold fills a page from the first few it
+        // examines, and need not read the rest from the table), and where the next statement starts: after the
         // last of them if the batch is full, else after the last user it examined; in one turn.
         const [found, last] = await examining(filter, budget, async () => {
           const shown = await rows(

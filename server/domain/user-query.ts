@@ -46,17 +46,17 @@ export type ListPosition = { readonly after: OrderKeys } | { readonly before: Or
 
 /**
  * How far pages picked by number reach: page × per_page at most this. A numbered page is found by counting past
- * the users before it, which at 1,000,000 users cost seconds of the store's time; deeper readers follow a
+ * the users before it, which at 1,000,000 users costs seconds of the store's time; deeper readers follow a
  * page's links, whose cursors cost the same at any depth (Elasticsearch's max_result_window is the same bound).
  */
 export const NUMBERED_PAGES_REACH = 10_000;
 
 /**
  * How far a search counts its matches: one that matches more says this many (its pages and links still reach
- * every match). Counting every match of common text ("ann", "example") read every user of the store, 0.3 s of
- * SQLite's time and seconds of PostgreSQL's at 1,000,000 users; counting this far reads at most this many
- * entries of the substring index. The same bound as numbered pages: `total_pages` then counts the pages a
- * number reaches (Elasticsearch's track_total_hits stops at 10,000 likewise).
+ * every match). Counting every match of common text ("ann", "example") would read every user of the store;
+ * counting this far reads at most this many entries of the substring index. The same bound as numbered pages:
+ * `total_pages` then counts the pages a number reaches (Elasticsearch's track_total_hits stops at 10,000
+ * likewise).
  */
 export const SEARCH_COUNT_REACH = NUMBERED_PAGES_REACH;
 

@@ -45,8 +45,8 @@ const COUNTING_TRIGGERS = {
 
 /**
  * The number of users, kept by triggers in the transaction of every insert and delete, so that a page of
- * `GET /api/users` reads its total from 16 rows instead of counting every user (at 1,000,000 users that took
- * 60-120 ms of SQLite's time per request). A rolled-back create rolls its count back with it.
+ * `GET /api/users` reads its total from 16 rows instead of counting every user, which costs a large store
+ * more than the page itself. A rolled-back create rolls its count back with it.
  */
 export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void> {
   await db.schema

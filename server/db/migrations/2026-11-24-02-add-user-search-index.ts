@@ -31,8 +31,8 @@ const SQLITE_SUBSTRING_INDEX = {
 /**
  * A substring index of each user's folded names and address, where the database has one whose cost the
  * service can bound (SQLite's FTS5 trigram index; none yet on PostgreSQL, whose searches do not hold the
- * service's event loop). Filled from the users stored, in one statement: about 13 s per 1,000,000 users,
- * once, before the service listens.
+ * service's event loop). Filled from the users stored, in one statement (seconds per 1,000,000 users), once,
+ * before the service listens.
  */
 export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void> {
   if (dialect !== 'sqlite') return;

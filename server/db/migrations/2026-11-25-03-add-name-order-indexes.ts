@@ -5,14 +5,14 @@ import { sql, type Kysely } from 'kysely';
 /**
  * An index for each order a list can ask for by name or address, holding every folded copy a search looks in
  * after the columns it orders by, so that a search that examines users in that order reads the index alone
- * and looks up only the users that match. Reading each user from the table instead cost 2.3 µs a user at
- * 1,000,000 users (in name order, users lie all over the table); from the index, 0.25 µs.
+ * and looks up only the users that match: in name order, users lie all over the table, and reading each from
+ * the table costs far more than reading the index (timed: docs/benchmarks.md).
  *
  * The orders by a name and then another field (the other name, or the address) each have one: read forwards
  * and backwards, in both directions of the first field (`first,last` and `-first,-last`; with `desc`,
  * `first,-last` and `-first,last`), ties broken by id in the direction of the last field. Without them, the
- * store sorted every user who shares the first name for each page: at 1,000,000 users with 16 first names,
- * 62,500 users, 30-100 ms a statement on SQLite, 300 ms on PostgreSQL. An order by the address first needs
+ * store sorts every user who shares the first name for each page: at 1,000,000 users with 16 first names,
+ * 62,500 users a statement. An order by the address first needs
  * none: few users share one. Any further field sorts only the users that tie on the first two.
  */
 const INDEXES = [

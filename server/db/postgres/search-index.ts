@@ -18,9 +18,9 @@ const POSTGRES_KEY_WORD_STARTS = 2;
  * goes in with that character: `%castella%.9%` for ".castellan.9", which narrows to the users whose word
  * after "castellan" starts with 9 instead of every Castellan. Every user the search matches holds the key, as
  * its pieces stand in the text in order. GIN reads the entries of all its trigrams at once and keeps only the
- * users that hold every one, skipping through the longer lists, so no one trigram needs to be rare: for
- * 1,000,000 users, `%mira99%` narrowed to 671 users in 7 ms; six trigrams that every user holds take about
- * 100 ms. Undefined when the text has no run of three letters or digits, which the index cannot narrow.
+ * users that hold every one, skipping through the longer lists, so no one trigram needs to be rare; the
+ * trigrams that every user holds are what the key costs, hence POSTGRES_KEY_TRIGRAMS at most. Undefined when
+ * the text has no run of three letters or digits, which the index cannot narrow.
  */
 export function postgresSearchKey(text: string): string | undefined {
   const pieces: string[] = [];
@@ -44,8 +44,9 @@ export function postgresSearchKey(text: string): string | undefined {
 
 /** users_matching() (migration 2026-11-25-02) reads through the GIN index and stops at `most` users that hold the text. */
 export const postgresSearchIndex: SearchIndex = {
-  // For 1,000,000 users, counting 10,001 holders of "example" through the index took 117 ms; among the first
-  // users, 7 ms. Text that fewer than half the first 20,000 users hold goes to the index (14 ms more).
+  // GIN reads every entry of each trigram it is asked about, so text most users hold is counted faster among
+  // the first users than through the index. Text that fewer than half the first 20,000 users hold goes to the
+  // index. Timed at 1,000,000 users: docs/benchmarks.md.
   firstUsersFirst: 20_000,
   pagesByIdFromSet: false,
   // As an array PostgreSQL writes and reads itself: one value however many ids. Each slice of a list reads

@@ -12,7 +12,7 @@ import { postgresWriter } from './writes.js';
 
 /**
  * How long a statement of a migration may take on PostgreSQL. Building an index over every user is one
- * statement (pg_trgm's took 9 s per 1,000,000 users here), far beyond a request's statement timeout; a
+ * statement (pg_trgm's takes seconds per 1,000,000 users), far beyond a request's statement timeout; a
  * migration runs once, before the service listens.
  */
 const MIGRATION_STATEMENT_MS = 30 * 60_000;

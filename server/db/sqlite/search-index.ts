@@ -4,11 +4,11 @@ import type { IndexLookup, SearchIndex } from '../dialect-support.js';
 // How a search reads SQLite's trigram index (FTS5, https://sqlite.org/fts5.html#the_trigram_tokenizer), planned
 // per text from how common its trigrams are. What a statement costs is what it reads: FTS5 reads the whole
 // entry list of every trigram it is asked about, up to the user where it stops, and a phrase reads their
-// positions too. At 1,000,000 users, a trigram every user holds ("exa", "com", "las") cost 5 ms in an AND and
-// 8-10 ms in a phrase, one that 5,000 users hold 0.03 ms; checking a user found against the whole text cost
-// about 1 µs. Asking always for the phrase of the text's ends read every common trigram in it: 45 ms for
-// "9999@example.com" (99 users), 12 ms for "last999". Asking for the two rarest trigrams and checking what
-// they find costs 1-2 ms for both; for text most users hold, the phrase stops soon and costs least.
+// positions too. A trigram every user holds ("exa", "com", "las") is the dear part of a large store's search,
+// dearer in a phrase than in an AND, and a rare one costs next to nothing. Asking always for the phrase of the
+// text's ends would read every common trigram in it, for text that few users hold ("9999@example.com"); asking
+// for the two rarest trigrams and checking what they find reads little there, and for text most users hold,
+// the phrase stops soon and costs least. What each part cost at 1,000,000 users: docs/benchmarks.md.
 
 /** Characters of a text the exact phrase is asked for at most: 6 trigrams, each read in full at worst. */
 const PHRASE_CHARACTERS = 8;
@@ -18,7 +18,7 @@ const PROBED_TRIGRAMS = 12;
 
 /**
  * Users a probe reads of one trigram: all of them when fewer hold it; otherwise the id of the last one says
- * how densely users hold it, and so about how many do. At 1,000,000 users, 0.1-0.2 ms a trigram.
+ * how densely users hold it, and so about how many do.
  */
 const PROBE_READS = 1024;
 
@@ -30,7 +30,7 @@ const PROBE_READS = 1024;
  */
 export const CHECKED_CANDIDATES = 20_000;
 
-/** Cost of reading one entry of a trigram in a phrase, in an AND, and of checking one user, in the same unit (measured above). */
+/** Cost of reading one entry of a trigram in a phrase, in an AND, and of checking one user, in the same unit (their ratios as measured: docs/benchmarks.md). */
 const PHRASE_ENTRY = 2;
 const AND_ENTRY = 1;
 const CHECKED_USER = 200;

@@ -27,10 +27,9 @@ async function checkFreeSpace(filename: string): Promise<void> {
 
 /**
  * Pages of the file each SQLite connection (the one that writes, and the reader, which searches) keeps in
- * memory, at most (KiB; negative in `cache_size`). SQLite's default, 2 MiB, holds little of a large store: at
- * 1,000,000 users, a search that checks 10,000 users found by its trigrams, each on a page of its own, read
- * them from the file each time (33 ms); with 64 MiB, 12 ms once read. The cache grows only as pages are read:
- * a small store's connections stay as small as before.
+ * memory, at most (KiB; negative in `cache_size`). SQLite's default, 2 MiB, holds little of a large store: a
+ * search that checks thousands of users found by its trigrams, each on a page of its own, would read them from
+ * the file each time. The cache grows only as pages are read: a small store's connections stay small.
  */
 const SQLITE_CACHE_KIB = 64 * 1024;
 
