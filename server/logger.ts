@@ -12,7 +12,7 @@ export type Logger = PinoLogger;
  * next one, so a request never waits for the log reader, and a reader that stalls (a full pipe) costs log
  * lines past 16 MiB of backlog, never requests or unbounded memory. What is buffered is written out when the
  * process exits. sonic-boom gets bytes, not strings: given strings, it measures its whole pending chunk
- * again on every write, which under load cost 5% of the throughput of a GET (bench/, A/B runs).
+ * again on every write, a cost every request would pay under load.
  */
 function asyncStdout(): DestinationStream {
   const stdout = fileDestination({ dest: 1, sync: false, maxLength: LOG_BACKLOG_BYTES, contentMode: 'buffer' });

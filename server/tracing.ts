@@ -6,7 +6,7 @@ import type { TracingConfig } from './config.js';
 // operation, W3C traceparent honoured and returned) and one per store query under it. Spans carry operation
 // ids, routes, statuses and SQL text with placeholders, never parameter values, headers or bodies: no
 // credentials and no personal data leave the service this way. The SDK, the exporter and the context
-// manager are loaded only when tracing is on: they were 25 MiB of every server's memory.
+// manager are loaded only when tracing is on: loaded always, they would take memory in every server.
 
 /** Spans waiting for export at most; past it new spans are dropped, so a dead collector costs bounded memory. */
 const MAX_QUEUED_SPANS = 2048;

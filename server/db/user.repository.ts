@@ -60,7 +60,7 @@ export const newUserRow = (fields: UserFields, now: string) => ({ ...toColumns(f
 
 /**
  * A query built and compiled once, then run with fresh parameter values, given in the order the query binds
- * them. On the hot paths building a Kysely query cost more than SQLite took to run it (bench/profile.mjs).
+ * them. On the hot paths building a Kysely query costs more than SQLite takes to run it.
  */
 function compiledOnce<Row>(query: Compilable<Row>) {
   const compiled = query.compile();
@@ -175,13 +175,13 @@ export function createUserRepository(database: Database, options: ListOptions = 
       const more = rows.length === sliceSize;
       const after = more ? rows[rows.length - 1]!.id : 0;
       // Each row is let go as soon as it is handed on. A slice waits for a slow reader across many garbage
-      // collections, and the rows it still held were promoted to the old generation: with 10 readers of
-      // 100,000 users on PostgreSQL, peak RSS fell from 192 to under 150 MiB and throughput rose 40%.
+      // collections, and rows it still held would be promoted to the old generation, to be collected only by
+      // a full collection.
       rows.reverse();
       for (let row = rows.pop(); row !== undefined; row = rows.pop()) yield toListedUser(row);
       if (!more) return;
-      // better-sqlite3 answers synchronously, so a list of 1M users never gave the event loop back: one
-      // list stalled every other request for 4.5 s. Each slice now waits for a turn of its own.
+      // better-sqlite3 answers synchronously: without a turn of its own for each slice, a long list would
+      // never give the event loop back, and would stall every other request until it ended.
       await nextTurn();
       rows = await guard(() => selectSlice(after, sliceSize));
     }
@@ -190,7 +190,7 @@ export function createUserRepository(database: Database, options: ListOptions = 
   /**
    * The UPDATE of changeUser for one shape of change (the fields given, and how many versions an If-Match
    * names), built and compiled at its first use: building and compiling it through Kysely on every write
-   * was about a tenth of a PUT's CPU (bench/profile.mjs).
+   * would be a share of every PUT's CPU.
    */
   const compiledChanges = new Map<string, CompiledChange>();
   function compiledChange(given: readonly (keyof UserFields)[], versionCount: number): CompiledChange {

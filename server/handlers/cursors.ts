@@ -13,7 +13,7 @@ import { orderOf, orderText, type ListPosition, type OrderKeys, type SortField, 
 // Every code point takes at most three bytes (UTF-8 takes four, JSON six for a control character), so the
 // longest cursor a list makes, two names of 200 characters and an address of 254, is 1,963 characters: short
 // enough for a test-data generator to make one of the longest length the contract admits at once (Hypothesis
-// stops near 2,048 characters; layout 1, JSON, reached 3,600).
+// stops near 2,048 characters).
 
 /** The layout this service writes, the cursor's first byte. */
 const LAYOUT = 2;

@@ -73,8 +73,8 @@ function poolOptions(url: string, size: number, timeouts: StoreTimeouts, mode: P
 }
 
 /**
- * pg, loaded when a pool is first made: a service on SQLite never loads it (with ioredis, loaded only for
- * REDIS_URL, 7 MiB of an idle process's 113). A CommonJS package, so it loads synchronously.
+ * pg, loaded when a pool is first made: a service on SQLite never loads it, nor the memory it takes (ioredis
+ * likewise, loaded only for REDIS_URL). A CommonJS package, so it loads synchronously.
  */
 const loadPg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg;
 

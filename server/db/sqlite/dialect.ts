@@ -33,7 +33,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
    * After SQLITE_FULL, IOERR, BUSY or NOMEM SQLite may have rolled the whole transaction back itself
    * ("Response To Errors Within A Transaction", https://www.sqlite.org/lang_transaction.html). A ROLLBACK
    * then fails with "cannot rollback - no transaction is active", and Kysely would throw that error instead
-   * of the outage that caused it: a full disk became a 500. There is nothing left to roll back.
+   * of the outage that caused it: a full disk would become a 500. There is nothing left to roll back.
    */
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     if (this.raw.inTransaction) await super.rollbackTransaction(connection);
@@ -69,8 +69,8 @@ export class MultiProcessSqliteDialect extends SqliteDialect {
 const STATEMENT_CACHE_SIZE = 256;
 
 /**
- * better-sqlite3 wrapped so that `prepare` returns a cached statement for SQL it has seen: preparing was a
- * sixth of the CPU time of a GET (bench/, --cpu-prof). The SQL texts are few (values are parameters); the
+ * better-sqlite3 wrapped so that `prepare` returns a cached statement for SQL it has seen: preparing it again
+ * for every query would be a share of every GET's CPU time. The SQL texts are few (values are parameters); the
  * cache is bounded anyway, dropping the oldest statement first.
  */
 export function withStatementCache(database: SqliteDatabase.Database): PreparingDatabase {

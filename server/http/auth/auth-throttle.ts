@@ -62,7 +62,7 @@ const answered = (outcome: PromiseSettledResult<RateLimiterRes>): RateLimiterRes
  * refuses the client until that count's window (which starts at its first attempt) ends. Each attempt takes
  * its point before its check, in one atomic step of the store (consume), so that however many guesses arrive
  * at once, at most `maxFailures` are checked per window: reading the count first and counting after the check
- * let 95 parallel guesses all through on PostgreSQL. A failed check keeps its point; a check that did not
+ * would let parallel guesses all through. A failed check keeps its point; a check that did not
  * happen, or was refused, gives it back; a success forgives the client its failures, so that a user who once
  * mistyped is not locked out by the next typo. Points taken by checks still under way
  * are not failures: an attempt refused while its client has some tries again when they are done, so that a

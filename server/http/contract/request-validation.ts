@@ -81,8 +81,8 @@ export function compileParameterCheck(contract: Contract, parameters: readonly P
 
 /**
  * Refuses query parameters that other tools give a meaning this operation does not have (`?firstName=Mira`,
- * json-server's `_page` and `_limit`): ignored, as other unknown parameters are, they returned every user,
- * and the caller believed it had filtered or paged. Other unknown parameters (a cache-buster such as `_=…`)
+ * json-server's `_page` and `_limit`): ignored, as other unknown parameters are, they would return every user,
+ * and the caller would believe it had filtered or paged. Other unknown parameters (a cache-buster such as `_=…`)
  * stay ignored.
  */
 function foreignParameterCheck({ names, message }: NonNullable<Operation['foreignParameters']>) {
@@ -167,7 +167,7 @@ export function compileRequestValidator(contract: Contract, operationId: string)
     const errors = validateBody ? bodyErrors(validateBody, raw.body) : [];
     if (errors.length > 0) {
       if (errors.length <= MAX_LISTED_ERRORS) throw new HttpProblem('validation-failed', 'The request body does not match the schema.', { errors });
-      // A body of thousands of unknown members would otherwise get a list of thousands (a 49 KB body, a 224 KB answer).
+      // A body of thousands of unknown members would otherwise get a list of thousands, an answer larger than the body.
       const detail = `The request body does not match the schema; the first ${MAX_LISTED_ERRORS} of its ${errors.length} problems are listed.`;
       throw new HttpProblem('validation-failed', detail, { errors: errors.slice(0, MAX_LISTED_ERRORS) });
     }

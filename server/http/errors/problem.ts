@@ -65,8 +65,8 @@ const v8Error = Error as ErrorConstructor & { stackTraceLimit?: number };
 /**
  * An error the HTTP layer raises on purpose, with everything its problem+json response needs. It is an answer,
  * not a fault: made without a stack trace, which nothing reads (a fault is logged with the error that caused it)
- * and which cost a 404 a tenth of its CPU (capturing Koa's frames), what a scanner's flood of unknown paths,
- * or of requests without credentials, makes the service pay for each.
+ * and which is dear to capture (Koa's frames): a cost a scanner's flood of unknown paths, or of requests without
+ * credentials, would make the service pay for each.
  */
 export class HttpProblem extends Error {
   readonly kind: ProblemKind;
