@@ -72,8 +72,8 @@ export function beyond(eb: Users, order: UserOrder, keys: OrderKeys, backwards: 
   const past = (i: number) => (order[i]!.descending !== backwards ? '<' : '>');
   const column = (i: number) => COLUMN[order[i]!.field];
   // Every field in one direction: a row value, which the store seeks to in the order's index. The
-  // alternatives below bound only the first field, so a statement read the users that tie on it from the
-  // first of them to the position: in a group of 62,500, a page deep in it read most of them.
+  // alternatives below bound only the first field, so a statement reads the users that tie on it from the
+  // first of them to the position: in a group of 62,500, a page deep in it reads most of them.
   if (order.every((_, i) => past(i) === past(0))) {
     return sql<SqlBool>`(${sql.join(order.map((_, i) => sql.ref(column(i))))}) ${sql.raw(past(0))} (${sql.join([...keys])})`;
   }

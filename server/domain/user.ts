@@ -34,8 +34,8 @@ export const changesAny = (user: UserFields, changes: Partial<UserFields>): bool
 
 /**
  * A user as a list shows one: its id and fields, without timestamps or version. Lists read only these
- * columns: each column of a row read costs time, and a list of 12 spent most of its store time on columns
- * it never showed.
+ * columns: each column of a row read costs time, and a list that read them all would spend most of its
+ * store time on columns it never shows.
  */
 export type ListedUser = Pick<User, 'id'> & UserFields;
 

@@ -14,9 +14,9 @@ const searchUpdateTrigger = (when: string) =>
 
 /**
  * The substring index re-indexes a user on an update only when the user's folded names or address changed:
- * a PUT or PATCH that keeps them (a retried PUT, a change of case, a change of nothing) no longer rewrites
- * the user's trigrams, which was most of what such a write cost SQLite. Replaces one
- * trigger; nothing to do where the database has none (PostgreSQL).
+ * a PUT or PATCH that keeps them (a retried PUT, a change of case, a change of nothing) does not rewrite the
+ * user's trigrams, most of what such a write would cost SQLite. Replaces one trigger; nothing to do where the
+ * database has none (PostgreSQL).
  */
 export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void> {
   if (dialect !== 'sqlite') return;

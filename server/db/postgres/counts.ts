@@ -33,7 +33,8 @@ const COUNT_CONNECTIONS = 4;
 
 /**
  * A count's commit does not wait for PostgreSQL to flush its log: the counts of the last moments before a crash
- * of the database may be forgotten, in exchange for a count that takes about a quarter of the time.
+ * of the database may be forgotten, in exchange for a count that does not wait for the disk (measured in
+ * docs/decisions/limit-counts-in-one-store.md).
  */
 const COUNT_SESSION = { synchronous_commit: 'off' };
 

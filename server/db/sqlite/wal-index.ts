@@ -3,7 +3,7 @@ import { endianness } from 'node:os';
 import { StoreFault } from '../outage.js';
 
 // PRAGMA data_version is what SQLite offers to tell whether another connection committed, and it starts and
-// ends a read transaction to say so: two fcntl locks, the largest single cost of a reply that was already made.
+// ends a read transaction to say so: two fcntl locks, which would be the largest single cost of a reply already made.
 // Every commit in WAL mode, by any connection of any process, rewrites the header of the WAL index, the `-shm`
 // file SQLite maps into every connection's memory (https://www.sqlite.org/walformat.html#the_wal_index_header):
 // it counts the transactions (iChange), the last valid frame (mxFrame) and its checksum. Reading the header's

@@ -51,8 +51,8 @@ function refusedUncounted(metrics: Metrics): (error: unknown) => never {
  * throttled. Each attempt takes its point of the client's budget before the password check (see
  * auth-throttle.ts); an attempt beyond the budget is refused (429) without a check. A header that passed a check
  * before, from a client whose counts hold no point (no failure to forgive, no lockout), is answered as that check
- * answered, without either: Basic credentials come with every request of a logged-in client, and each cost a
- * password hash and four writes of the shared counts. When those counts cannot be had in time, the attempt is
+ * answered, without either: Basic credentials come with every request of a logged-in client, and each would
+ * cost a password hash and four writes of the shared counts. When those counts cannot be had in time, the attempt is
  * refused (503 `credential-checks-busy`) without a check.
  */
 export function authenticate(route: RouteDefinition, config: Config, guards: AuthGuards): Authenticate {

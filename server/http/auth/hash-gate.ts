@@ -60,7 +60,7 @@ function createTurns() {
  * lock out one that is not flooding: one address has at most one check queued or running; the waiting checks
  * are served round-robin by address block (IPv4 /24, IPv6 /64); and when the queue is full, a newcomer whose
  * block had its last turn longer ago than some waiting block's takes the place of the longest-waiting check of
- * the block served most recently (refused instead), where a first-come queue refused the newcomer. Attacking
+ * the block served most recently (refused instead), where a first-come queue would refuse the newcomer. Attacking
  * addresses each sending one guess at a time look like the real user, but each is back for a turn as soon as it
  * had one: turns had, not checks queued, tell them apart, and each block gets its share of the turns. Every
  * refusal is at once, before any check runs, so the login throttle gives the attempt's point back.

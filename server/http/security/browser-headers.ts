@@ -32,7 +32,7 @@ export const documentHeaders = (contentSecurityPolicy: Readonly<Record<string, s
  * CORS for the listed browser origins only (and, in sandbox mode, any local development origin), with
  * preflight; other origins get no CORS headers at all. Every response varies by Origin. Requests without an
  * Origin (not from a browser's cross-origin fetch) skip the CORS machinery: an await and a header parse that
- * were a measurable share of a GET.
+ * are a measurable share of a GET.
  */
 export function corsFor(origins: readonly string[], { localDevelopment = false } = {}): Middleware {
   const allowed = new Set(origins);
