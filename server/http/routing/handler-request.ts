@@ -7,9 +7,8 @@ import { abandonment } from './abandonment.js';
  * What a handler receives: the validated request, who sent it, and a signal made on first use (most handlers
  * never ask for it). A class, so that `signal` is a getter of its prototype: a getter in an object literal is
  * a new closure each request, which V8 keeps in a hidden class of that object alone, made in the old
- * generation. Every routed request then left about 5 KiB there: 1 MiB promoted per scavenge (of some 240
- * requests) at 12,000 req/s, a full collection every quarter of a second, and half the throughput of a kept GET
- * (measured with --trace-gc-nvp on /healthz: 1,145,628 -> 6,268 bytes promoted per scavenge).
+ * generation: every routed request would leave garbage there, and full collections would follow (figures:
+ * docs/benchmarks.md, Figures behind the code).
  */
 export class HandlerRequest {
   readonly path: Record<string, unknown>;

@@ -5,7 +5,7 @@ const CHUNK_BYTES = 16 * 1024;
 /**
  * A JSON array, written while its items are still being read. Until the first chunk is full nothing is sent:
  * an array that fits in one chunk comes back whole, as a string (with a Content-Length, and without the
- * cost of a stream, which was most of the time of a short list), and a store that fails before then still
+ * cost of a stream, most of the time a short list would take), and a store that fails before then still
  * gets a proper error response. Past the first chunk the array streams, and a failure can only abort the
  * response, which the caller does.
  */

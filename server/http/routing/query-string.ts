@@ -11,7 +11,7 @@ const NO_QUERY: RawRequest['query'] = Object.freeze(Object.create(null) as RawRe
  * A request's query parameters exactly as Koa's `ctx.query` reads them (a name given again is an array, `+`
  * is a space, an escape that decodes to no UTF-8 is U+FFFD, a malformed one stays as written, one leading `?`
  * is dropped), through node:querystring: Koa builds a URLSearchParams and defines each name as a property,
- * which cost a page of 6 a tenth of its throughput (A/B, 7,008 → 7,857 req/s). The two agree on every ASCII
+ * a cost a short page feels in its throughput (docs/benchmarks.md, Figures behind the code). The two agree on every ASCII
  * query (tests/unit/query-string.test.ts); on raw non-ASCII bytes, which no conforming client sends, they
  * differ where a malformed escape is beside them, so those are left to Koa. No limit on how many names
  * (node:querystring drops those past 1,000 by default): the request line's own limit bounds them.

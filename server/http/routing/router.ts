@@ -156,9 +156,8 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
     if ('example' in answer) return writeExample(ctx, answer.example);
     if ('kept' in answer) return writeKept(ctx, answer.kept as KeptReply);
     const { reply } = answer;
-    // A read's reply goes out with the turn's others (end-of-turn.ts): A/B at 100,000 users, GET by random id
-    // 7,780 -> 14,798 req/s, p99 18 -> 9 ms; a search 3,177 -> 3,708. Not a write's: creates fell 12% (4,632
-    // -> 4,089), as their commits already gather a turn's writes.
+    // A read's reply goes out with the turn's others (end-of-turn.ts), a write's at once: a write's commit
+    // already gathers the turn's writes (docs/decisions/reply-cache.md has the measurements).
     if (route.method === 'GET') await endOfTurn();
     // Not a search that stopped short when its store time ran out: the same request may find more (time-bound.ts).
     const lookup = (ctx.state as OperationState).keeping;
@@ -217,8 +216,8 @@ interface KeptOperation {
  * would choose again (a route is a function of method and path); that operation's route middleware before
  * its handler is only a name for a GET. The request is named after it (logs, metrics, spans), its headers
  * are checked as that operation checks them (its path and query string, the same bytes, passed its checks
- * when the reply was made), and it is answered. Matching the route table (26 routes) and composing the
- * route's middleware cost a kept GET 12 µs of its 69 (A/B). It is sent at the end of the event loop's turn,
+ * when the reply was made), and it is answered, without the cost of matching the route table and composing the
+ * route's middleware (docs/decisions/reply-cache.md). It is sent at the end of the event loop's turn,
  * once the store is confirmed unchanged (reply-cache.ts); otherwise routed. A request with a header that
  * makes its operation read the store (`bypassedBy`) is routed at once.
  */
