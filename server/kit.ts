@@ -4,7 +4,7 @@
 // checks it as browser code).
 
 export { DEFAULT_BODY_LIMIT_BYTES } from './config-defaults.js';
-export { createMemoryRepository } from './db/memory.repository.js';
+export { createMemoryRepository } from './db/memory-user-repository.js';
 export { createUserService } from './domain/user.service.js';
 export { createHandlers } from './handlers/index.js';
 export { loadPrecompiledContract } from './http/contract/precompiled-contract.js';

@@ -7,7 +7,7 @@ import { openDatabase, openingOutage, type Database } from './db/database.js';
 import { restoreDemoData, seedDemoData } from './db/demo-data.js';
 import type { ConnectionFault } from './db/postgres/pool.js';
 import { serveStoreWrites, writesThroughPrimary, writesThroughThread, type StoppableRepository } from './db/sqlite/store-writer.js';
-import { createUserRepository } from './db/user.repository.js';
+import { createUserRepository } from './db/sql-user-repository.js';
 import { createUserService, type UserService } from './domain/user.service.js';
 import { createHandlers } from './handlers/index.js';
 import { createApp } from './http/app.js';

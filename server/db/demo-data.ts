@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Write } from './write.js';
 import type { UserFields } from '../domain/user.js';
 import type { Tables } from './tables.js';
-import { newUserRow } from './user.repository.js';
+import { newUserRow } from './sql-user-repository.js';
 
 export { DEMO_USERS } from '../domain/demo-users.js';
 

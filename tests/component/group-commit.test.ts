@@ -6,7 +6,7 @@ import { sql, type Kysely } from 'kysely';
 import { openDatabase, type Database } from '../../server/db/database.js';
 import { MAX_UNITS_PER_COMMIT } from '../../server/db/sqlite/group-commit.js';
 import type { Tables } from '../../server/db/tables.js';
-import { newUserRow } from '../../server/db/user.repository.js';
+import { newUserRow } from '../../server/db/sql-user-repository.js';
 
 // Group commit on SQLite, watched from a second connection to the same file: that connection sees only
 // what has been committed, so it tells when each write became durable.

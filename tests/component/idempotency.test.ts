@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { createMemoryRepository } from '../../server/db/memory.repository.js';
-import { createUserRepository } from '../../server/db/user.repository.js';
+import { createMemoryRepository } from '../../server/db/memory-user-repository.js';
+import { createUserRepository } from '../../server/db/sql-user-repository.js';
 import { DomainError } from '../../server/domain/errors.js';
 import { createUserService, type UserService } from '../../server/domain/user.service.js';
 import { createUserOnce, fingerprintOf } from '../../server/handlers/idempotent-create.js';

@@ -1,4 +1,4 @@
-import { createUserRepository } from '../../server/db/user.repository.js';
+import { createUserRepository } from '../../server/db/sql-user-repository.js';
 import { createUserService, KEY_SWEEP_BATCH_SIZE } from '../../server/domain/user.service.js';
 import { withTestServer } from '../support/test-server.js';
 import { describeEachDialect } from '../support/test-store.js';

@@ -1,7 +1,7 @@
 import { STREAM_SLICE_SIZE } from '../../server/domain/user.service.js';
 import { useTestServer, withTestServer } from '../support/test-server.js';
 import { describeEachDialect } from '../support/test-store.js';
-import { newUserRow } from '../../server/db/user.repository.js';
+import { newUserRow } from '../../server/db/sql-user-repository.js';
 
 // The shape B list is streamed from the store in keyset slices; it must still be the complete list, in order.
 // A list short enough for one chunk (16 KiB) is not streamed: it is sent whole, with its length.

@@ -4,7 +4,7 @@ import { storedCount } from '../support/stored.js';
 import { describeEachDialect, type Dialect } from '../support/test-store.js';
 import { httpClient, type HttpClient } from '../support/http-client.js';
 import { startTestServer, useTestServer, type TestServer } from '../support/test-server.js';
-import { newUserRow } from '../../server/db/user.repository.js';
+import { newUserRow } from '../../server/db/sql-user-repository.js';
 import { insertWithoutKeys, withoutSortKeys } from '../support/older-store.js';
 
 // The total of a shape A page comes from a count the store keeps in the transaction of every insert and

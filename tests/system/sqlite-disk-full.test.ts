@@ -8,7 +8,7 @@ import { openDatabase } from '../../server/db/database.js';
 import { buildUserInput } from '../support/builders.js';
 import { counterValue } from '../support/fault-load.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { newUserRow } from '../../server/db/user.repository.js';
+import { newUserRow } from '../../server/db/sql-user-repository.js';
 
 // A real full disk under an SQLite store: a small tmpfs, filled up by another file. Writes must get 503
 // problems (never 500), reads go on, /readyz says not ready, store_unavailable_total counts, and once space

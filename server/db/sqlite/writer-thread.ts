@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../database.js';
 import { failureOf, perTurn, type WriteAnswer, type WriteRequest, type WriterSettings } from './store-writer.js';
-import { createUserRepository } from '../user.repository.js';
+import { createUserRepository } from '../sql-user-repository.js';
 
 // The SQLite store's writer thread: its one writer, for every worker of the cluster primary that starts it, or
 // for the single server process that does (store-writer.ts).

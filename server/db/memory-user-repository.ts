@@ -89,7 +89,7 @@ export function createMemoryRepository(now: string = new Date().toISOString(), f
   }
   restoreDemoData(now);
 
-  /** Sets the fields given; a change that changes nothing makes no new version (user.repository.ts). */
+  /** Sets the fields given; a change that changes nothing makes no new version (sql-user-repository.ts). */
   const patch = (id: number, changes: Partial<UserFields>, at: string, condition: VersionCondition) =>
     change(id, condition, (user) => (changesAny(user, changes) ? update(user, changes, at) : user));
 
@@ -131,7 +131,7 @@ export function createMemoryRepository(now: string = new Date().toISOString(), f
       const before = position.before === 'end' ? all : all.filter((user) => compareKeys(keysOf(user, order), position.before as OrderKeys, order) < 0);
       return { users: before.slice(Math.max(0, before.length - limit)).map(listed) };
     },
-    // A replace is a patch of every field, as on the stores (user.repository.ts).
+    // A replace is a patch of every field, as on the stores (sql-user-repository.ts).
     replace: async (id, fields, at, condition) => patch(id, fields, at, condition),
     patch: async (id, changes, at, condition) => patch(id, changes, at, condition),
     delete: async (id, condition) => change(id, condition, () => void users.delete(id)),
