@@ -1,5 +1,5 @@
 import type { LatencyRange } from './config-defaults.js';
-import { parsePasswordHash, type PasswordHash } from './auth/password-hash.js';
+import { parsePasswordHash, type PasswordHash } from './password-hash.js';
 
 // How each environment variable's text becomes a value, or the reason it cannot; config.ts reads them.
 

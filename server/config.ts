@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { PasswordHash } from './auth/password-hash.js';
+import type { PasswordHash } from './password-hash.js';
 import {
   integerIn,
   Invalid,

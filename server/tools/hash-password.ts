@@ -1,4 +1,4 @@
-import { hashPassword } from '../auth/password-hash.js';
+import { hashPassword } from '../password-hash.js';
 
 // Prints the scrypt hash of a password for BASIC_AUTH_PASSWORD_HASH: `printf %s 'secret' | npm run --silent hash-password`.
 // The password is read from standard input, never from the command line, so it stays out of shell history.

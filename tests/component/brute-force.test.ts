@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { destination } from 'pino';
-import { hashPassword } from '../../server/auth/password-hash.js';
+import { hashPassword } from '../../server/password-hash.js';
 import { TEST_CREDENTIALS, withTestServer } from '../support/test-server.js';
 
 // Repeated failed Basic attempts are refused with 429 for the address that makes them, not for others.

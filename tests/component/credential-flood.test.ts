@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { destination } from 'pino';
-import { hashPassword } from '../../server/auth/password-hash.js';
+import { hashPassword } from '../../server/password-hash.js';
 import { TEST_CREDENTIALS, withTestServer } from '../support/test-server.js';
 import { basicHeader, requestFrom } from '../support/request-from.js';
 import { startServerProcess } from '../support/server-process.js';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { contractCheckingFetch } from '../support/checking-fetch.js';
 import { freePort } from '../support/prism.js';
 import { SANDBOX_RESET } from '../support/sandbox-reset.js';
-import { hashPassword } from '../../server/auth/password-hash.js';
+import { hashPassword } from '../../server/password-hash.js';
 
 // `make mock` and `make sandbox`, as the README tells frontend teams to run them, serve on the port asked for.
 

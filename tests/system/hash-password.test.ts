@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parsePasswordHash, verifyPassword } from '../../server/auth/password-hash.js';
+import { parsePasswordHash, verifyPassword } from '../../server/password-hash.js';
 import { TEST_CREDENTIALS, withTestServer } from '../support/test-server.js';
 
 // The documented command, `printf %s '…' | npm run --silent hash-password`, as an operator runs it.

@@ -1,4 +1,4 @@
-import { hashPassword, parsePasswordHash, verifyPassword } from '../../server/auth/password-hash.js';
+import { hashPassword, parsePasswordHash, verifyPassword } from '../../server/password-hash.js';
 import { createBasicAuthenticator } from '../../server/http/auth/basic-auth.js';
 import { parseBasicAuthorization } from '../../server/http/auth/basic-credentials.js';
 

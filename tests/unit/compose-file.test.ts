@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { hashPassword } from '../../server/auth/password-hash.js';
+import { hashPassword } from '../../server/password-hash.js';
 import { loadConfig, loadStoreConfig } from '../../server/config.js';
 
 // compose.yaml, as compose reads it: every instance's settings are ones the service accepts, and HAProxy gets

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../../../generated/server/handlers.js';
-import { verifyPassword } from '../../auth/password-hash.js';
+import { verifyPassword } from '../../password-hash.js';
 import type { BasicSecret } from '../../config.js';
 import type { BasicCredentials } from './basic-credentials.js';
 
