@@ -11,7 +11,7 @@ import type { Write } from './write.js';
  * given as a key that names it wholly and a way to compile it, under the key, and compiled only when no
  * answer is kept (building a Kysely query costs more than SQLite takes to answer it).
  */
-export type ReadNow = <Row>(query: CompiledQuery<Row> | Keyed<Row>) => Row[];
+export type ReadCached = <Row>(query: CompiledQuery<Row> | Keyed<Row>) => Row[];
 
 /** A select named by a key of the caller's (which must not begin with `select`), compiled on demand. */
 export interface Keyed<Row> {
@@ -77,8 +77,8 @@ export interface IndexLookup {
 
 /** The SQLite reader: its selects, and the version they read. */
 export interface SqliteReader {
-  readonly readNow: ReadNow;
-  readonly readOnce: <Row>(query: CompiledQuery<Row>) => Row[];
+  readonly readCached: ReadCached;
+  readonly readUncached: <Row>(query: CompiledQuery<Row>) => Row[];
   readonly storeVersion: () => number;
   close(): void;
 }
@@ -109,6 +109,6 @@ export interface DialectSupport {
   /** The substring index, once the schema is migrated (PostgreSQL's exists only where pg_trgm could be had). */
   searchIndex(db: Kysely<Tables>): Promise<SearchIndex | undefined>;
   readonly searchConnections: number;
-  /** Opens the store's reader (see Database.readNow), once the schema is migrated; undefined: none. */
+  /** Opens the store's reader (see Database.readCached), once the schema is migrated; undefined: none. */
   reader(): SqliteReader | undefined;
 }

@@ -68,17 +68,17 @@ function compiledOnce<Row>(query: Compilable<Row>) {
 }
 
 /**
- * A select compiled once, run on the store's reader where it has one (Database.readNow: at once, without
+ * A select compiled once, run on the store's reader where it has one (Database.readCached: at once, without
  * Kysely), otherwise as compiledOnce does. Only for selects outside a transaction: the reader sees what is
  * committed, not a transaction's own changes.
  */
-function compiledRead<Row>(query: Compilable<Row>, { db, readNow }: Pick<Database, 'db' | 'readNow'>) {
-  if (readNow === undefined) {
+function compiledRead<Row>(query: Compilable<Row>, { db, readCached }: Pick<Database, 'db' | 'readCached'>) {
+  if (readCached === undefined) {
     const run = compiledOnce(query);
     return (...parameters: unknown[]) => run(db, ...parameters);
   }
   const compiled = query.compile();
-  return async (...parameters: unknown[]): Promise<Row[]> => readNow({ ...compiled, parameters });
+  return async (...parameters: unknown[]): Promise<Row[]> => readCached({ ...compiled, parameters });
 }
 
 /** The users of the stretches a list walks, one at a time. */
@@ -159,8 +159,8 @@ export function createUserRepository(database: Database, options: ListOptions = 
     ...options,
     searchIndex: database.searchIndex,
     searchConnections: database.searchConnections,
-    readNow: database.readNow,
-    readOnce: database.readOnce,
+    readCached: database.readCached,
+    readUncached: database.readUncached,
   });
   const count = async (filter: UserFilter = {}): Promise<Tally> =>
     unfiltered(filter) ? { total: await guard(countAll), exact: true } : lists.countMatching(filter);

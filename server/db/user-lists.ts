@@ -12,7 +12,7 @@ import {
   type UserOrder,
 } from '../domain/user-query.js';
 import type { ListedUser, Tally, UserSlice } from '../domain/user.js';
-import type { ReadNow, SearchIndex } from './dialect-support.js';
+import type { ReadCached, SearchIndex } from './dialect-support.js';
 import {
   beyond,
   byEmail,
@@ -56,7 +56,7 @@ export const SEARCHES_WAITING = 256;
 
 /**
  * Highest id of a store whose searches examine every user rather than ask the substring index, where the
- * store says at once (Database.readNow): so small a store is examined whole for less than the index's four
+ * store says at once (Database.readCached): so small a store is examined whole for less than the index's four
  * statements cost (how common its trigrams are; the matches; those that hold it all; the page). Timed in the
  * process: docs/benchmarks.md.
  */
@@ -79,10 +79,10 @@ export interface ListOptions {
   readonly searchIndex?: SearchIndex | undefined;
   /** Searching statements that may run at once (unbounded when not given; see Database.searchConnections). */
   readonly searchConnections?: number;
-  /** The store's reader, if it has one (Database.readNow): statements that do not search run there. */
-  readonly readNow?: ReadNow | undefined;
-  /** The same reader, without keeping answers (Database.readOnce): a search's statements run there. */
-  readonly readOnce?: (<Row>(query: CompiledQuery<Row>) => Row[]) | undefined;
+  /** The store's reader, if it has one (Database.readCached): statements that do not search run there. */
+  readonly readCached?: ReadCached | undefined;
+  /** The same reader, without keeping answers (Database.readUncached): a search's statements run there. */
+  readonly readUncached?: (<Row>(query: CompiledQuery<Row>) => Row[]) | undefined;
 }
 
 /** List queries over the users table; `guard` translates store outages. */
@@ -93,13 +93,13 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     maxWaiting: options.searchQueue ?? SEARCHES_WAITING,
     maxWaitingPerAsker: options.searchQueuePerClient ?? 0,
   });
-  const { readNow, readOnce } = options;
+  const { readCached, readUncached } = options;
   /**
    * The rows of a search's statement, compiled: at once on the store's reader where it has one, without
    * Kysely's driver (its connection's mutex and the awaits around each statement), else through Kysely.
    */
-  const rows = <Row>(query: CompiledQuery<Row>): Promise<Row[]> =>
-    readOnce === undefined ? db.executeQuery(query).then((result) => result.rows) : new Promise((resolve) => resolve(readOnce(query)));
+  const searchRows = <Row>(query: CompiledQuery<Row>): Promise<Row[]> =>
+    readUncached === undefined ? db.executeQuery(query).then((result) => result.rows) : new Promise((resolve) => resolve(readUncached(query)));
   /** One statement of a search, when its turn comes. */
   const searchStatement = <T>(search: UserFilter, statement: () => Promise<T>) => turnstile(search, () => guard(statement));
   /**
@@ -107,8 +107,8 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
    * kept until the store changes under `key`, which names everything the statement depends on; the statement
    * is built only when no answer is kept (building it costs more than SQLite takes to answer a page).
    */
-  const rowsOf = <Row>(key: readonly unknown[], statement: () => Compilable<Row> & { execute(): Promise<Row[]> }): Promise<Row[]> =>
-    readNow === undefined ? statement().execute() : Promise.resolve(readNow({ key: JSON.stringify(key), compile: () => statement().compile() }));
+  const cachedRows = <Row>(key: readonly unknown[], statement: () => Compilable<Row> & { execute(): Promise<Row[]> }): Promise<Row[]> =>
+    readCached === undefined ? statement().execute() : Promise.resolve(readCached({ key: JSON.stringify(key), compile: () => statement().compile() }));
   const index = options.searchIndex;
   type Matches = RawBuilder<{ match_id: number }>;
   /** The index's matches of a search, and where the store reads them by id, their ids in ascending order (keptMatches.byId). */
@@ -131,13 +131,13 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     if (found === undefined) {
       found = (async (): Promise<Found | undefined> => {
         if (index === undefined || filter.search === undefined || filter.email !== undefined) return undefined;
-        if (readNow !== undefined) {
+        if (readCached !== undefined) {
           const statement = () => db.selectFrom('users').select((eb) => eb.fn.max('id').as('top'));
-          const [{ top }] = (await guard(() => rowsOf(['top'], statement))) as [{ top: number | null }];
+          const [{ top }] = (await guard(() => cachedRows(['top'], statement))) as [{ top: number | null }];
           if ((top ?? 0) <= EXAMINED_WHOLE_IDS) return undefined;
         }
         const text = foldCase(filter.search);
-        const lookup = await index.matching(text, SEARCH_COUNT_REACH + 1, (query) => searchStatement(filter, () => rows(query.compile(db))));
+        const lookup = await index.matching(text, SEARCH_COUNT_REACH + 1, (query) => searchStatement(filter, () => searchRows(query.compile(db))));
         if (lookup === undefined) return undefined;
         if (index.firstUsersFirst > 0) {
           // Text most users hold is found sooner among the first users than through an index that reads
@@ -148,7 +148,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
             .orderBy('id')
             .limit(index.firstUsersFirst);
           const [held] = await searchStatement(filter, () =>
-            rows(
+            searchRows(
               sql<{
                 n: number | string;
               }>`select count(*) as n from (select 1 from (${first}) as first where ${containsText(text)} limit ${SEARCH_COUNT_REACH + 1}) as held`.compile(db),
@@ -159,11 +159,13 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         const { matches, checked } = lookup;
         const kept = index.keptMatches;
         const counting: RawBuilder<{ n: number | string; kept?: string }> = kept ? kept.read(matches) : sql`select count(*) as n from ${matches} as m`;
-        const [counted] = await searchStatement(filter, () => rows(counting.compile(db)));
+        const [counted] = await searchStatement(filter, () => searchRows(counting.compile(db)));
         const count = Number(counted!.n);
         if (count > SEARCH_COUNT_REACH) return { few: false };
         if (checked !== undefined) {
-          const [users] = await searchStatement(filter, () => rows(sql<{ n: number | string }>`select count(*) as n from ${checked.ids} as c`.compile(db)));
+          const [users] = await searchStatement(filter, () =>
+            searchRows(sql<{ n: number | string }>`select count(*) as n from ${checked.ids} as c`.compile(db)),
+          );
           // As many users to check as the index checks at most: those that hold the text may be more.
           if (Number(users!.n) >= checked.reach) return undefined;
         }
@@ -234,7 +236,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
       const slice = descending ? ids.slice(Math.max(0, at - batch), at) : ids.slice(at, at + batch);
       at += descending ? -slice.length : slice.length;
       const statement = () => sorted(db.selectFrom('users').where(byId(slice)), order, backwards).select(LISTED_COLUMNS);
-      const users = slice.length === 0 ? [] : (await searchStatement(filter, () => rows(statement().compile()))).map(toListedUser);
+      const users = slice.length === 0 ? [] : (await searchStatement(filter, () => searchRows(statement().compile()))).map(toListedUser);
       if (descending ? at === 0 : at === ids.length) {
         yield { users };
         return;
@@ -284,7 +286,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         if (matching === undefined && !first) await nextTurn();
         const key = ['walk', filter.email, orderText(order), from, backwards, batch];
         const users = (
-          matching !== undefined ? await searchStatement(filter, () => rows(statement().compile())) : await guard(() => rowsOf(key, statement))
+          matching !== undefined ? await searchStatement(filter, () => searchRows(statement().compile())) : await guard(() => cachedRows(key, statement))
         ).map(toListedUser);
         if (users.length < batch) {
           yield { users };
@@ -307,7 +309,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         // examines, and need not read the rest from the table), and where the next statement starts: after the
         // last of them if the batch is full, else after the last user it examined; in one turn.
         const [found, last] = await examining(filter, budget, async () => {
-          const shown = await rows(
+          const shown = await searchRows(
             sql<ListedRow>`
             select shown.id, shown.first_name, shown.last_name, shown.email from (${examined}) as examined cross join users as shown
             where shown.id = examined.id and ${containsText(search, 'examined')} order by ${inOrder} limit ${batch}`.compile(db),
@@ -322,7 +324,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
               .select(['id', 'email_key', 'first_name_key', 'last_name_key'])
               .offset(SEARCH_SCAN_ROWS - 1)
               .limit(1);
-          const [lastExamined] = await rowsOf(key, lastStatement);
+          const [lastExamined] = await cachedRows(key, lastStatement);
           return [users, lastExamined && keysOfRow(lastExamined, order)] as const;
         });
         if (last === undefined) {
@@ -364,7 +366,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
       // Without a search the store skips rows itself, along an index; a search has to examine each user.
       if (filter.search === undefined) {
         const statement = () => candidates(filter, order, undefined, false).select(LISTED_COLUMNS).limit(limit).offset(offset);
-        return { users: (await guard(() => rowsOf(['at', filter.email, orderText(order), offset, limit], statement))).map(toListedUser) };
+        return { users: (await guard(() => cachedRows(['at', filter.email, orderText(order), offset, limit], statement))).map(toListedUser) };
       }
       return take(filter, order, undefined, limit, offset);
     },
@@ -375,7 +377,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     async countMatching(filter: UserFilter): Promise<Tally> {
       if (filter.search === undefined) {
         const statement = () => byEmail(db.selectFrom('users'), filter).select((eb) => eb.fn.countAll<number | string>().as('n'));
-        const [{ n }] = (await guard(() => rowsOf(['count', filter.email], statement))) as [{ n: number | string }];
+        const [{ n }] = (await guard(() => cachedRows(['count', filter.email], statement))) as [{ n: number | string }];
         return { total: Number(n), exact: true };
       }
       const found = await lookUp(filter);
@@ -391,7 +393,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
           .limit(COUNT_SCAN_ROWS)
           .as('examined');
         const [{ last, n, users }] = (await examining(filter, budget, () =>
-          rows(
+          searchRows(
             db
               .selectFrom(examined)
               .select((eb) => [

@@ -34,9 +34,9 @@ export function sqliteReader(filename: string, timeouts: StoreTimeouts, cacheKib
   const storeVersion = walIndex ? walIndex.read : () => dataVersion.get() as number;
   let version: unknown;
   const answers = new Map<string, readonly unknown[]>();
-  const readOnce = <Row>({ sql: text, parameters }: CompiledQuery<Row>): Row[] => statements.prepare(text).all(parameters) as Row[];
+  const readUncached = <Row>({ sql: text, parameters }: CompiledQuery<Row>): Row[] => statements.prepare(text).all(parameters) as Row[];
   return {
-    readNow: <Row>(query: CompiledQuery<Row> | Keyed<Row>): Row[] => {
+    readCached: <Row>(query: CompiledQuery<Row> | Keyed<Row>): Row[] => {
       const now = storeVersion();
       if (now !== version) {
         answers.clear();
@@ -45,7 +45,7 @@ export function sqliteReader(filename: string, timeouts: StoreTimeouts, cacheKib
       const key = 'key' in query ? query.key : `${query.sql}\u0000${JSON.stringify(query.parameters)}`;
       let rows = answers.get(key) as readonly Row[] | undefined;
       if (rows === undefined) {
-        rows = readOnce('key' in query ? query.compile() : query);
+        rows = readUncached('key' in query ? query.compile() : query);
         if (rows.length <= MAX_KEPT_ROWS) {
           for (const row of rows) Object.freeze(row);
           answers.set(key, rows);
@@ -55,7 +55,7 @@ export function sqliteReader(filename: string, timeouts: StoreTimeouts, cacheKib
       // A copy: callers may consume the array (a list's slices are popped as they are sent).
       return rows.slice();
     },
-    readOnce,
+    readUncached,
     storeVersion,
     close: () => {
       walIndex?.close();
