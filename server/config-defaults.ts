@@ -20,3 +20,9 @@ export interface LatencyRange {
   readonly min: number;
   readonly max: number;
 }
+
+/**
+ * Searches that may wait for their turn, unless configured (SEARCH_QUEUE); one more is refused (503,
+ * Retry-After) rather than queued without end.
+ */
+export const SEARCHES_WAITING = 256;

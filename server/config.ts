@@ -23,7 +23,7 @@ import {
 } from './config-readers.js';
 import type { DatabaseConfig } from './config-readers.js';
 import type { LatencyRange } from './config-defaults.js';
-import { DEFAULT_BODY_LIMIT_BYTES, SEARCH_BUDGET_MS } from './config-defaults.js';
+import { DEFAULT_BODY_LIMIT_BYTES, SEARCH_BUDGET_MS, SEARCHES_WAITING } from './config-defaults.js';
 
 export type { DatabaseConfig } from './config-readers.js';
 export type { LatencyRange } from './config-defaults.js';
@@ -235,7 +235,7 @@ export function loadConfig(env: Env): Config {
       concurrency: read('AUTH_HASH_CONCURRENCY', integerIn(1, 64), '2'),
       queue: read('AUTH_HASH_QUEUE', integerIn(0, 10_000), '32'),
     },
-    searchQueue: read('SEARCH_QUEUE', integerIn(1, 100_000), '256'),
+    searchQueue: read('SEARCH_QUEUE', integerIn(1, 100_000), String(SEARCHES_WAITING)),
     searchQueuePerClient: read('SEARCH_QUEUE_PER_CLIENT', integerIn(0, 100_000), '16'),
     searchBudgetMs: read('SEARCH_BUDGET_MS', integerIn(0, 10_000), String(SEARCH_BUDGET_MS)),
     // A sandbox takes a test suite's writes, thousands a minute from one address: no limit unless asked for.

@@ -29,38 +29,11 @@ import {
   type UserSelect,
 } from './list-sql.js';
 import { createTurnstile } from './search-turnstile.js';
-import { SEARCH_BUDGET_MS } from '../config-defaults.js';
+import { SEARCH_BUDGET_MS, SEARCHES_WAITING } from '../config-defaults.js';
+import { COUNT_SCAN_ROWS, EXAMINED_WHOLE_IDS, SEARCH_SCAN_ROWS, SEARCHES_PER_TURN } from './list-bounds.js';
 import type { Tables } from './tables.js';
 
-// Lists that filter, sort and page by key. Every statement is bounded however large the store: a statement
-// that searches examines at most SEARCH_SCAN_ROWS users, and a turn of the event loop starts SEARCHES_PER_TURN
-// such statements, and more only within SEARCH_TURN_MS of its start, however many searches are under way
-// (search-turnstile.ts). A search of 1,000,000 users on
-// SQLite (whose statements run on the event loop) then never stalls other requests; on PostgreSQL, searches
-// hold at most half the pool's connections (Database.searchConnections), so the rest never wait for them.
-
-/** Users a search examines per statement: about a millisecond of SQLite's time, read from the order's index. */
-export const SEARCH_SCAN_ROWS = 4000;
-/** Users a count of matches examines per statement: about a millisecond of SQLite's time. */
-export const COUNT_SCAN_ROWS = 4000;
-/**
- * Searching statements a turn of the event loop starts (more follow only within SEARCH_TURN_MS of its start),
- * however many searches are under way: what other requests wait for in a turn does not grow with their number.
- */
-export const SEARCHES_PER_TURN = 4;
-/**
- * Searches that may wait for their turn, unless configured (SEARCH_QUEUE); one more is refused (503,
- * Retry-After) rather than queued without end.
- */
-export const SEARCHES_WAITING = 256;
-
-/**
- * Highest id of a store whose searches examine every user rather than ask the substring index, where the
- * store says at once (Database.readCached): so small a store is examined whole for less than the index's four
- * statements cost (how common its trigrams are; the matches; those that hold it all; the page). Timed in the
- * process: docs/benchmarks.md.
- */
-export const EXAMINED_WHOLE_IDS = 500;
+// Lists that filter, sort and page by key, each statement within the bounds of list-bounds.ts.
 
 /** A stretch of a list that one statement read: the users that match in it, and the keys of the last user it examined (none where the list ends). */
 export interface Stretch {
