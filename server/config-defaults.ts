@@ -1,6 +1,7 @@
 // What code outside config.ts reads of the settings, written once here: defaults the store's lists and the kit
-// fall back on, and the shape of the sandbox's latency. The kit runs in browsers and cannot load config.ts,
-// which reads the process's environment: this file imports nothing.
+// fall back on, the shape of the sandbox's latency, and how the npx sandbox parses the flags it shares with
+// the settings. The kit runs in browsers and cannot load config.ts, which reads the process's environment:
+// this file imports nothing.
 
 /** Largest request body accepted unless configured (BODY_LIMIT_BYTES): 64 KiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 65_536;
@@ -26,3 +27,21 @@ export interface LatencyRange {
  * Retry-After) rather than queued without end.
  */
 export const SEARCHES_WAITING = 256;
+
+const refuse = (reason: string): never => {
+  throw new Error(reason);
+};
+
+/** A whole number in the given range, written in plain decimal. */
+export const parseInteger =
+  (min: number, max: number) =>
+  (raw: string): number =>
+    /^\d+$/.test(raw) && +raw >= min && +raw <= max ? +raw : refuse(`must be an integer from ${min} to ${max}`);
+
+/** Milliseconds of latency: one number (`300`) or a range to draw from (`200-800`), at most 10,000. */
+export function parseLatency(raw: string): LatencyRange {
+  const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(raw);
+  const min = Number(match?.[1]);
+  const max = match?.[2] === undefined ? min : Number(match[2]);
+  return match && min <= max && max <= 10_000 ? { min, max } : refuse('must be milliseconds (300) or a range (200-800), at most 10000');
+}

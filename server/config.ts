@@ -1,31 +1,29 @@
 import { availableParallelism } from 'node:os';
+import { customCleanEnv, EnvMissingError, type CleanedEnv } from 'envalid';
 import type { PasswordHash } from './password-hash.js';
+import { DEFAULT_BODY_LIMIT_BYTES, SEARCH_BUDGET_MS, SEARCHES_WAITING, type LatencyRange } from './config-defaults.js';
 import {
-  integerIn,
-  Invalid,
-  readBasePath,
-  readBoolean,
-  readDatabaseUrl,
-  readHttpUrl,
-  readHops,
-  readLatency,
-  readLogLevel,
-  readNonEmpty,
-  readOrigins,
-  readPasswordHash,
-  readPoolMode,
-  readKeyPrefix,
-  readRedisUrl,
-  readUsername,
-  readWorkers,
+  basePath,
+  boolean,
+  databaseUrl,
+  hops,
+  httpUrl,
+  integer,
+  keyPrefix,
+  latency,
+  logLevel,
+  nonEmpty,
+  origins,
+  passwordHash,
+  poolMode,
+  redisUrl,
+  username,
+  workers,
+  type DatabaseConfig,
   type LogLevel,
-  type Reader,
-} from './config-readers.js';
-import type { DatabaseConfig } from './config-readers.js';
-import type { LatencyRange } from './config-defaults.js';
-import { DEFAULT_BODY_LIMIT_BYTES, SEARCH_BUDGET_MS, SEARCHES_WAITING } from './config-defaults.js';
+} from './config-settings.js';
 
-export type { DatabaseConfig } from './config-readers.js';
+export type { DatabaseConfig } from './config-settings.js';
 export type { LatencyRange } from './config-defaults.js';
 
 /** Bounds on waiting for the store, so that a dead or blackholed database becomes 503 answers, not hangs. */
@@ -54,7 +52,7 @@ export interface TracingConfig {
 /** How the Basic password is known: as plain text, or only as an scrypt hash. */
 export type BasicSecret = { readonly kind: 'password'; readonly password: string } | { readonly kind: 'hash'; readonly hash: PasswordHash };
 
-export { LOG_LEVELS, type LogLevel } from './config-readers.js';
+export { LOG_LEVELS, type LogLevel } from './config-settings.js';
 
 /** The service's whole configuration: read once from the environment, validated, frozen. */
 export interface Config {
@@ -156,126 +154,184 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const SECRETS = ['BASIC_AUTH_PASSWORD', 'BASIC_AUTH_PASSWORD_HASH', 'DATABASE_URL', 'REDIS_URL'];
-
-type Read = <T>(name: string, reader: Reader<T>, fallback?: string) => T;
-
-/** A reader of `env` that records each bad or missing variable in `problems`. */
-function readerOf(env: Env, problems: string[]): Read {
-  return <T>(name: string, reader: Reader<T>, fallback?: string): T => {
-    const raw = env[name] ?? fallback;
-    if (raw === undefined) {
-      problems.push(`${name} is required but not set`);
-      return undefined as T;
-    }
-    const value = reader(raw);
-    if (!(value instanceof Invalid)) return value;
-    // Secrets are never echoed back, not even in a start-up error (a database URL may carry a password).
-    const shown = SECRETS.includes(name) ? '' : ` (got ${JSON.stringify(raw)})`;
-    problems.push(`${name} ${value.reason}${shown}`);
-    return undefined as T;
-  };
-}
+/** Settings that, set to the empty string, are not set. */
+const EMPTY_IS_UNSET = ['REDIS_URL', 'USERS_FILE'];
 
 /** What reaching and preparing the store takes: the server's, and `npm run migrate`'s whole configuration. */
 export type StoreConfig = Pick<Config, 'database' | 'storeTimeouts' | 'databaseStartTimeoutMs' | 'migrateAtStart' | 'logLevel'>;
 
-function readStoreConfig(env: Env, read: Read, problems: string[]): StoreConfig {
-  const database = read('DATABASE_URL', readDatabaseUrl, 'sqlite:./data/users.sqlite');
-  const poolSize = read('DATABASE_POOL_SIZE', integerIn(1, 1000), '10');
-  const poolMode = read('DATABASE_POOL_MODE', readPoolMode, 'session');
+/** The settings of the store: each one's kind of value, its bounds and its default. */
+const STORE_SETTINGS = {
+  DATABASE_URL: databaseUrl({ default: { kind: 'sqlite', filename: './data/users.sqlite' } }),
+  DATABASE_POOL_SIZE: integer(1, 1000)({ default: 10 }),
+  DATABASE_POOL_MODE: poolMode({ default: 'session' }),
+  DATABASE_STATEMENT_TIMEOUT_MS: integer(100, 600_000)({ default: 5000 }),
+  DATABASE_CONNECT_TIMEOUT_MS: integer(100, 600_000)({ default: 5000 }),
+  DATABASE_IDLE_TIMEOUT_MS: integer(1000, 3_600_000)({ default: 30_000 }),
+  DATABASE_KEEPALIVE_MS: integer(0, 3_600_000)({ default: 10_000 }),
+  DATABASE_START_TIMEOUT_MS: integer(0, 3_600_000)({ default: 60_000 }),
+  MIGRATE_AT_START: boolean({ default: true }),
+  LOG_LEVEL: logLevel({ default: 'info' }),
+};
+
+/**
+ * Every setting of the service, in the order a start reports their problems: each one's kind of value, its
+ * bounds and its default. A few depend on others: the sandbox's (no write limit by default, a latency), the
+ * password or its hash (whichever is set), tracing's (only with a collector).
+ */
+function serviceSettings(env: Env) {
+  const sandbox = env.SANDBOX === 'true';
+  return {
+    PORT: integer(0, 65535)({ default: 3000 }),
+    HOST: nonEmpty({ default: '127.0.0.1' }),
+    ...STORE_SETTINGS,
+    BASIC_AUTH_USERNAME: username(),
+    // Whichever of the two is set; both, or neither, is a problem of its own (loadConfig).
+    ...(env.BASIC_AUTH_PASSWORD_HASH !== undefined && env.BASIC_AUTH_PASSWORD === undefined ? { BASIC_AUTH_PASSWORD_HASH: passwordHash() } : {}),
+    ...(env.BASIC_AUTH_PASSWORD !== undefined && env.BASIC_AUTH_PASSWORD_HASH === undefined ? { BASIC_AUTH_PASSWORD: nonEmpty() } : {}),
+    AUTH_MAX_FAILURES: integer(1, 1_000_000)({ default: 10 }),
+    AUTH_FAILURE_WINDOW_SECONDS: integer(1, 86_400)({ default: 900 }),
+    AUTH_HASH_CONCURRENCY: integer(1, 64)({ default: 2 }),
+    AUTH_HASH_QUEUE: integer(0, 10_000)({ default: 32 }),
+    SEARCH_QUEUE: integer(1, 100_000)({ default: SEARCHES_WAITING }),
+    SEARCH_QUEUE_PER_CLIENT: integer(0, 100_000)({ default: 16 }),
+    SEARCH_BUDGET_MS: integer(0, 10_000)({ default: SEARCH_BUDGET_MS }),
+    // A sandbox takes a test suite's writes, thousands a minute from one address: no limit unless asked for.
+    RATE_LIMIT_WRITES_PER_MINUTE: integer(0, 100_000_000)({ default: sandbox ? 0 : 600 }),
+    REDIS_URL: redisUrl({ default: undefined }),
+    RATE_LIMIT_KEY_PREFIX: keyPrefix({ default: 'user-records' }),
+    RATE_LIMIT_STORE_TIMEOUT_MS: integer(10, 60_000)({ default: 500 }),
+    CORS_ORIGINS: origins({ default: [] }),
+    TRUST_PROXY: hops({ default: 0 }),
+    REQUEST_TIMEOUT_MS: integer(1000, 3_600_000)({ default: 30_000 }),
+    HEADERS_TIMEOUT_MS: integer(500, 600_000)({ default: 10_000 }),
+    KEEP_ALIVE_TIMEOUT_MS: integer(100, 600_000)({ default: 5000 }),
+    SHUTDOWN_TIMEOUT_MS: integer(0, 600_000)({ default: 10_000 }),
+    SEND_TIMEOUT_MS: integer(1000, 3_600_000)({ default: 30_000 }),
+    MAX_REQUESTS_PER_SOCKET: integer(1, 1_000_000)({ default: 1000 }),
+    MAX_CONNECTIONS: integer(1, 1_000_000)({ default: 1000 }),
+    MAX_CONNECTIONS_PER_CLIENT: integer(0, 1_000_000)({ default: 100 }),
+    MAX_PIPELINED_REQUESTS: integer(0, 10_000)({ default: 16 }),
+    BASE_PATH: basePath({ default: '' }),
+    SEED_DEMO_DATA: boolean({ default: true }),
+    USERS_FILE: nonEmpty({ default: undefined }),
+    BODY_LIMIT_BYTES: integer(1, 10 * 1024 * 1024)({ default: DEFAULT_BODY_LIMIT_BYTES }),
+    WORKERS: workers(availableParallelism())({ default: 1 }),
+    IDEMPOTENCY_LOCK_SECONDS: integer(1, 3600)({ default: 30 }),
+    IDEMPOTENCY_KEYS_PER_CLIENT: integer(1, 1_000_000)({ default: 1000 }),
+    // The variable names are OpenTelemetry's own, so that collectors' documentation applies as written.
+    ...(env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined
+      ? {
+          OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl(),
+          OTEL_SERVICE_NAME: nonEmpty({ default: 'user-records' }),
+          OTEL_BSP_SCHEDULE_DELAY: integer(10, 60_000)({ default: 5000 }),
+          OTEL_EXPORTER_OTLP_TIMEOUT: integer(100, 60_000)({ default: 10_000 }),
+        }
+      : {}),
+    SANDBOX: boolean({ default: false }),
+    ...(sandbox ? { SANDBOX_LATENCY_MS: latency({ default: { min: 0, max: 0 } }) } : {}),
+  };
+}
+
+/**
+ * The settings' values read from `env` by envalid, and a line for each variable that is missing or bad (in
+ * the settings' order). Secrets are never echoed back, not even in a start-up error (a database URL may carry
+ * a password).
+ */
+function readSettings<S>(env: Env, settings: S): { values: Readonly<CleanedEnv<S>>; problems: string[] } {
+  const given = Object.fromEntries(Object.entries(env).filter(([name, value]) => !(EMPTY_IS_UNSET.includes(name) && value === '')));
+  const problems: string[] = [];
+  // Without envalid's strict proxy, which throws on reading a setting that failed: its problem is reported.
+  const values = customCleanEnv(given, settings, (cleaned) => cleaned, {
+    reporter: ({ errors }) => {
+      for (const [name, error] of Object.entries(errors) as [string, Error][]) {
+        if (error instanceof EnvMissingError) problems.push(`${name} is required but not set`);
+        else problems.push(`${name} ${error.message}${SECRETS.includes(name) ? '' : ` (got ${JSON.stringify(env[name])})`}`);
+      }
+    },
+  });
+  return { values, problems };
+}
+
+/** The store's configuration from the store's settings, and the problems of settings that do not fit together. */
+function storeConfig(env: Env, v: CleanedEnv<typeof STORE_SETTINGS>, problems: string[]): StoreConfig {
+  const database = v.DATABASE_URL as DatabaseConfig | undefined;
   if (env.DATABASE_POOL_MODE !== undefined && database?.kind === 'sqlite')
     problems.push('DATABASE_POOL_MODE applies to PostgreSQL only (DATABASE_URL names SQLite)');
   return {
-    database: database?.kind === 'postgres' ? { ...database, poolSize, poolMode } : database,
+    database: (database?.kind === 'postgres' ? { ...database, poolSize: v.DATABASE_POOL_SIZE, poolMode: v.DATABASE_POOL_MODE } : database) as DatabaseConfig,
     storeTimeouts: {
-      statementMs: read('DATABASE_STATEMENT_TIMEOUT_MS', integerIn(100, 600_000), '5000'),
-      connectMs: read('DATABASE_CONNECT_TIMEOUT_MS', integerIn(100, 600_000), '5000'),
-      idleMs: read('DATABASE_IDLE_TIMEOUT_MS', integerIn(1000, 3_600_000), '30000'),
-      keepAliveMs: read('DATABASE_KEEPALIVE_MS', integerIn(0, 3_600_000), '10000'),
+      statementMs: v.DATABASE_STATEMENT_TIMEOUT_MS,
+      connectMs: v.DATABASE_CONNECT_TIMEOUT_MS,
+      idleMs: v.DATABASE_IDLE_TIMEOUT_MS,
+      keepAliveMs: v.DATABASE_KEEPALIVE_MS,
     },
-    databaseStartTimeoutMs: read('DATABASE_START_TIMEOUT_MS', integerIn(0, 3_600_000), '60000'),
-    migrateAtStart: read('MIGRATE_AT_START', readBoolean, 'true'),
-    logLevel: read('LOG_LEVEL', readLogLevel, 'info'),
+    databaseStartTimeoutMs: v.DATABASE_START_TIMEOUT_MS,
+    migrateAtStart: v.MIGRATE_AT_START,
+    logLevel: v.LOG_LEVEL,
   };
 }
 
 /** Reads and validates what `npm run migrate` needs (no credentials); throws a ConfigError as loadConfig does. */
 export function loadStoreConfig(env: Env): StoreConfig {
-  const problems: string[] = [];
-  const config = readStoreConfig(env, readerOf(env, problems), problems);
+  const { values, problems } = readSettings(env, STORE_SETTINGS);
+  const config = storeConfig(env, values, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }
 
 /** Reads and validates the configuration; throws a ConfigError naming each bad or missing variable. */
 export function loadConfig(env: Env): Config {
-  const problems: string[] = [];
-  const read = readerOf(env, problems);
-  /** Exactly one of BASIC_AUTH_PASSWORD and BASIC_AUTH_PASSWORD_HASH. */
-  function readSecret(): BasicSecret {
-    const given = ['BASIC_AUTH_PASSWORD', 'BASIC_AUTH_PASSWORD_HASH'].filter((name) => env[name] !== undefined);
-    if (given.length !== 1) {
-      problems.push(`set exactly one of BASIC_AUTH_PASSWORD and BASIC_AUTH_PASSWORD_HASH (${given.length === 0 ? 'neither is set' : 'both are set'})`);
-      return undefined as unknown as BasicSecret;
-    }
-    return env.BASIC_AUTH_PASSWORD_HASH !== undefined
-      ? { kind: 'hash', hash: read('BASIC_AUTH_PASSWORD_HASH', readPasswordHash) }
-      : { kind: 'password', password: read('BASIC_AUTH_PASSWORD', readNonEmpty) };
+  const { values: v, problems } = readSettings(env, serviceSettings(env));
+  const store = storeConfig(env, v, problems);
+  const secrets = ['BASIC_AUTH_PASSWORD', 'BASIC_AUTH_PASSWORD_HASH'].filter((name) => env[name] !== undefined);
+  if (secrets.length !== 1) {
+    problems.push(`set exactly one of BASIC_AUTH_PASSWORD and BASIC_AUTH_PASSWORD_HASH (${secrets.length === 0 ? 'neither is set' : 'both are set'})`);
   }
+  const secret: BasicSecret =
+    env.BASIC_AUTH_PASSWORD_HASH !== undefined ? { kind: 'hash', hash: v.BASIC_AUTH_PASSWORD_HASH! } : { kind: 'password', password: v.BASIC_AUTH_PASSWORD! };
   const config: Config = {
-    port: read('PORT', integerIn(0, 65535), '3000'),
-    host: read('HOST', readNonEmpty, '127.0.0.1'),
-    ...readStoreConfig(env, read, problems),
-    basicAuth: { username: read('BASIC_AUTH_USERNAME', readUsername), secret: readSecret() },
-    authThrottle: {
-      maxFailures: read('AUTH_MAX_FAILURES', integerIn(1, 1_000_000), '10'),
-      windowMs: read('AUTH_FAILURE_WINDOW_SECONDS', integerIn(1, 86_400), '900') * 1000,
-    },
-    hashChecks: {
-      concurrency: read('AUTH_HASH_CONCURRENCY', integerIn(1, 64), '2'),
-      queue: read('AUTH_HASH_QUEUE', integerIn(0, 10_000), '32'),
-    },
-    searchQueue: read('SEARCH_QUEUE', integerIn(1, 100_000), String(SEARCHES_WAITING)),
-    searchQueuePerClient: read('SEARCH_QUEUE_PER_CLIENT', integerIn(0, 100_000), '16'),
-    searchBudgetMs: read('SEARCH_BUDGET_MS', integerIn(0, 10_000), String(SEARCH_BUDGET_MS)),
-    // A sandbox takes a test suite's writes, thousands a minute from one address: no limit unless asked for.
-    writesPerMinute: read('RATE_LIMIT_WRITES_PER_MINUTE', integerIn(0, 100_000_000), env.SANDBOX === 'true' ? '0' : '600'),
-    sharedLimits: {
-      redisUrl: env.REDIS_URL === undefined || env.REDIS_URL === '' ? undefined : read('REDIS_URL', readRedisUrl),
-      keyPrefix: read('RATE_LIMIT_KEY_PREFIX', readKeyPrefix, 'user-records'),
-      timeoutMs: read('RATE_LIMIT_STORE_TIMEOUT_MS', integerIn(10, 60_000), '500'),
-    },
-    corsOrigins: read('CORS_ORIGINS', readOrigins, ''),
-    trustProxy: read('TRUST_PROXY', readHops, '0'),
+    port: v.PORT,
+    host: v.HOST,
+    ...store,
+    basicAuth: { username: v.BASIC_AUTH_USERNAME, secret },
+    authThrottle: { maxFailures: v.AUTH_MAX_FAILURES, windowMs: v.AUTH_FAILURE_WINDOW_SECONDS * 1000 },
+    hashChecks: { concurrency: v.AUTH_HASH_CONCURRENCY, queue: v.AUTH_HASH_QUEUE },
+    searchQueue: v.SEARCH_QUEUE,
+    searchQueuePerClient: v.SEARCH_QUEUE_PER_CLIENT,
+    searchBudgetMs: v.SEARCH_BUDGET_MS,
+    writesPerMinute: v.RATE_LIMIT_WRITES_PER_MINUTE,
+    sharedLimits: { redisUrl: v.REDIS_URL, keyPrefix: v.RATE_LIMIT_KEY_PREFIX, timeoutMs: v.RATE_LIMIT_STORE_TIMEOUT_MS },
+    corsOrigins: v.CORS_ORIGINS,
+    trustProxy: v.TRUST_PROXY,
     timeouts: {
-      requestMs: read('REQUEST_TIMEOUT_MS', integerIn(1000, 3_600_000), '30000'),
-      headersMs: read('HEADERS_TIMEOUT_MS', integerIn(500, 600_000), '10000'),
-      keepAliveMs: read('KEEP_ALIVE_TIMEOUT_MS', integerIn(100, 600_000), '5000'),
-      shutdownMs: read('SHUTDOWN_TIMEOUT_MS', integerIn(0, 600_000), '10000'),
-      sendMs: read('SEND_TIMEOUT_MS', integerIn(1000, 3_600_000), '30000'),
+      requestMs: v.REQUEST_TIMEOUT_MS,
+      headersMs: v.HEADERS_TIMEOUT_MS,
+      keepAliveMs: v.KEEP_ALIVE_TIMEOUT_MS,
+      shutdownMs: v.SHUTDOWN_TIMEOUT_MS,
+      sendMs: v.SEND_TIMEOUT_MS,
     },
-    maxRequestsPerSocket: read('MAX_REQUESTS_PER_SOCKET', integerIn(1, 1_000_000), '1000'),
-    maxConnections: read('MAX_CONNECTIONS', integerIn(1, 1_000_000), '1000'),
-    maxConnectionsPerClient: read('MAX_CONNECTIONS_PER_CLIENT', integerIn(0, 1_000_000), '100'),
-    maxPipelinedRequests: read('MAX_PIPELINED_REQUESTS', integerIn(0, 10_000), '16'),
-    basePath: read('BASE_PATH', readBasePath, ''),
-    seedDemoData: read('SEED_DEMO_DATA', readBoolean, 'true'),
-    usersFile: env.USERS_FILE === undefined || env.USERS_FILE === '' ? undefined : read('USERS_FILE', readNonEmpty),
-    bodyLimitBytes: read('BODY_LIMIT_BYTES', integerIn(1, 10 * 1024 * 1024), String(DEFAULT_BODY_LIMIT_BYTES)),
-    workers: read('WORKERS', readWorkers(availableParallelism()), '1'),
-    idempotencyLockMs: read('IDEMPOTENCY_LOCK_SECONDS', integerIn(1, 3600), '30') * 1000,
-    idempotencyKeysPerClient: read('IDEMPOTENCY_KEYS_PER_CLIENT', integerIn(1, 1_000_000), '1000'),
-    // The variable names are OpenTelemetry's own, so that collectors' documentation applies as written.
+    maxRequestsPerSocket: v.MAX_REQUESTS_PER_SOCKET,
+    maxConnections: v.MAX_CONNECTIONS,
+    maxConnectionsPerClient: v.MAX_CONNECTIONS_PER_CLIENT,
+    maxPipelinedRequests: v.MAX_PIPELINED_REQUESTS,
+    basePath: v.BASE_PATH,
+    seedDemoData: v.SEED_DEMO_DATA,
+    usersFile: v.USERS_FILE,
+    bodyLimitBytes: v.BODY_LIMIT_BYTES,
+    workers: v.WORKERS,
+    idempotencyLockMs: v.IDEMPOTENCY_LOCK_SECONDS * 1000,
+    idempotencyKeysPerClient: v.IDEMPOTENCY_KEYS_PER_CLIENT,
     tracing:
       env.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
         ? undefined
         : {
-            endpoint: read('OTEL_EXPORTER_OTLP_ENDPOINT', readHttpUrl),
-            serviceName: read('OTEL_SERVICE_NAME', readNonEmpty, 'user-records'),
-            exportDelayMs: read('OTEL_BSP_SCHEDULE_DELAY', integerIn(10, 60_000), '5000'),
-            exportTimeoutMs: read('OTEL_EXPORTER_OTLP_TIMEOUT', integerIn(100, 60_000), '10000'),
+            endpoint: v.OTEL_EXPORTER_OTLP_ENDPOINT!,
+            serviceName: v.OTEL_SERVICE_NAME!,
+            exportDelayMs: v.OTEL_BSP_SCHEDULE_DELAY!,
+            exportTimeoutMs: v.OTEL_EXPORTER_OTLP_TIMEOUT!,
           },
-    sandbox: read('SANDBOX', readBoolean, 'false') ? { latencyMs: read('SANDBOX_LATENCY_MS', readLatency, '0') } : undefined,
+    sandbox: v.SANDBOX ? { latencyMs: v.SANDBOX_LATENCY_MS! } : undefined,
   };
   if (config.sandbox && config.database?.kind !== 'sqlite') problems.push('SANDBOX runs on SQLite (sqlite::memory: or a file), not PostgreSQL');
   if (config.sandbox && config.workers > 1) problems.push('SANDBOX runs in one process: its store is in memory (WORKERS must be 1)');

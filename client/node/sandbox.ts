@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { integerIn, Invalid, readLatency, type Reader } from '../../server/config-readers.js';
+import { parseInteger, parseLatency } from '../../server/config-defaults.js';
 import { localOriginCors } from '../../server/http/security/cors-policy.js';
 import type { BasicCredentials } from '../src/index.js';
 import { createInMemoryService } from '../src/service.js';
@@ -124,12 +124,15 @@ export async function main(): Promise<void> {
     return;
   }
   // Read as make sandbox reads PORT and SANDBOX_LATENCY_MS.
-  const read = <T>(option: string, raw: string, reader: Reader<T>): T => {
-    const value = reader(raw);
-    return value instanceof Invalid ? fail(`--${option} ${value.reason} (got ${raw})`) : value;
+  const read = <T>(option: string, raw: string, parse: (raw: string) => T): T => {
+    try {
+      return parse(raw);
+    } catch (error) {
+      return fail(`--${option} ${(error as Error).message} (got ${raw})`);
+    }
   };
-  const port = read('port', values.port, integerIn(0, 65535));
-  const latency = values.latency === undefined ? undefined : read('latency', values.latency, readLatency);
+  const port = read('port', values.port, parseInteger(0, 65535));
+  const latency = values.latency === undefined ? undefined : read('latency', values.latency, parseLatency);
   let users: unknown;
   if (values.users !== undefined) {
     try {

@@ -1,6 +1,6 @@
 import { RateLimiterPostgres, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { StoreTimeouts } from '../../config.js';
-import type { PoolMode } from '../../config-readers.js';
+import type { PoolMode } from '../../config-settings.js';
 import { createPostgresPool, type ConnectionFault } from './pool.js';
 
 /** What one shared counter counts: `points` per key within `duration` seconds, its keys starting `keyPrefix:`. */

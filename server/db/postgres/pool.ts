@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import type { StoreTimeouts } from '../../config.js';
-import type { PoolMode } from '../../config-readers.js';
+import type { PoolMode } from '../../config-settings.js';
 import { postgresOutage } from '../outage.js';
 
 /** What the pool reports: a connection that failed, once per connection, with its outage code. */

@@ -1,6 +1,6 @@
 import { PostgresDialect, sql } from 'kysely';
 import type { StoreTimeouts } from '../../config.js';
-import type { PoolMode } from '../../config-readers.js';
+import type { PoolMode } from '../../config-settings.js';
 import type { DialectSupport } from '../dialect-support.js';
 import { postgresOutage } from '../outage.js';
 import { postgresCounts } from './counts.js';
