@@ -17,7 +17,7 @@ import { endOfTurn } from '../protocol/end-of-turn.js';
  * A reply as it was sent: its status, the handler's headers, and its body serialized; and the operation that
  * made it, so that a request for it again is named and checked as that operation's without being routed again.
  */
-export interface KeptReply {
+export interface CachedReply {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly contentType: string;
@@ -34,7 +34,7 @@ export interface KeptReply {
  * request may find more. A complete search is kept like any list: the same text searched again, by every
  * client of a frontend, costs one check of the store's version.
  */
-export const KEPT_OPERATIONS: ReadonlyMap<string, readonly string[]> = new Map([
+export const CACHED_OPERATIONS: ReadonlyMap<string, readonly string[]> = new Map([
   ['listUsers', []],
   ['listDemoUsers', []],
   ['getUser', ['if-none-match']],
@@ -53,25 +53,25 @@ export const MAX_KEY_CHARS = 2048;
 /** What a lookup found: the store's version now, and the reply kept for the request if the store has not changed since it was made. */
 export interface Lookup {
   readonly version: number;
-  readonly reply: KeptReply | undefined;
+  readonly reply: CachedReply | undefined;
 }
 
 export interface ReplyCache {
   /** The reply kept under `key`, not yet checked against the store (confirm does). */
-  peek(key: string): KeptReply | undefined;
+  peek(key: string): CachedReply | undefined;
   /**
    * Resolves at the end of this turn of the event loop: true if the store has not changed since `reply` was
    * kept under `key` (it is then counted as found), false if it has or cannot tell (the request reads the
    * store, and its lookup counts it). The store's version is read once for all the turn's confirmations.
    */
-  confirm(key: string, reply: KeptReply): Promise<boolean>;
+  confirm(key: string, reply: CachedReply): Promise<boolean>;
   /**
    * The reply kept under `key` (the operation and its request target). Undefined when the store cannot tell
    * its version (it is down): the request reads it, and meets the outage there.
    */
   lookup(key: string): Lookup | undefined;
   /** Keeps a reply made from the store as it was at `version`, unless the store changed meanwhile, or it is too large. */
-  keep(key: string, version: number, reply: KeptReply): void;
+  keep(key: string, version: number, reply: CachedReply): void;
 }
 
 /**
@@ -83,7 +83,7 @@ export interface ReplyCache {
  */
 export function createReplyCache(storeVersion: () => number, counted: (found: boolean) => void): ReplyCache {
   let version: number | undefined;
-  const kept = new Map<string, KeptReply>();
+  const kept = new Map<string, CachedReply>();
   let keptChars = 0;
   const drop = () => {
     kept.clear();

@@ -174,7 +174,7 @@ export function createFetchDispatch(options: FetchDispatchOptions): FetchDispatc
   async function run(found: CompiledRoute, request: Request, url: URL, params: Record<string, string>): Promise<Response> {
     const answer = await found.run({ request, url, params });
     if ('reply' in answer) return replyResponse(answer.reply);
-    if (!('example' in answer)) throw new Error('the fetch dispatch keeps no replies');
+    if (!('example' in answer)) throw new Error('the fetch dispatch caches no replies');
     const { example } = answer;
     return new Response(example.body ?? null, {
       status: example.status,

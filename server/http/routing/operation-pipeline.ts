@@ -28,14 +28,14 @@ export interface Transport<R> {
   authenticate(request: R): Promise<Principal | undefined>;
   /** The path's parameters, the query, the headers and the body's value, as the contract's validators read them. */
   raw(request: R, body: unknown): RawRequest;
-  /** A reply kept for this request, if the transport keeps replies (the server's reply cache). */
-  readonly keptReply?: ((request: R) => unknown) | undefined;
+  /** A reply cached for this request, if the transport caches replies (the server's reply cache). */
+  readonly cachedReply?: ((request: R) => unknown) | undefined;
   /** What the handler is given: the valid request, who sent it, and the transport's own (client, signal). */
   handlerInput(request: R, valid: ValidRequest, principal: Principal | undefined): unknown;
 }
 
-/** How a request was answered: by an example it asked for (Prefer), by a reply the transport kept, or by its handler. */
-export type Answer = { readonly example: PreferredAnswer } | { readonly kept: unknown } | { readonly reply: AnyReply };
+/** How a request was answered: by an example it asked for (Prefer), by a reply the transport cached, or by its handler. */
+export type Answer = { readonly example: PreferredAnswer } | { readonly cached: unknown } | { readonly reply: AnyReply };
 
 /** What an operation runs on: its route, the contract that checks it, its handler; and whether `Prefer` picks examples. */
 export interface OperationSpec {
@@ -58,7 +58,7 @@ export function compileOperation<R>(
 ): (request: R) => Promise<Answer> {
   let validate = compile === 'now' ? compileRequestValidator(contract, route.operationId) : undefined;
   let pick = answersPrefer && compile === 'now' ? examplePicker(contract, route) : undefined;
-  const { countWrite, keptReply } = transport;
+  const { countWrite, cachedReply } = transport;
   return async (request) => {
     // 1. An example the request asks for (Prefer: code=, example=), before anything else runs.
     if (answersPrefer) {
@@ -86,9 +86,9 @@ export function compileOperation<R>(
     // 5. An empty body, then the request against the contract.
     if (route.hasBody && isEmptyBody(text)) throw emptyBodyProblem();
     const valid = (validate ??= compileRequestValidator(contract, route.operationId))(transport.raw(request, value));
-    // 6. A reply kept for this very request, else the handler.
-    const kept = keptReply?.(request);
-    if (kept !== undefined) return { kept };
+    // 6. A reply cached for this very request, else the handler.
+    const cached = cachedReply?.(request);
+    if (cached !== undefined) return { cached };
     return { reply: await handler(transport.handlerInput(request, valid, principal)) };
   };
 }

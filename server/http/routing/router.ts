@@ -20,7 +20,7 @@ import type { Limiters } from '../limits/limiter-store.js';
 import { writeLimit } from '../limits/write-limit.js';
 import type { PreferredAnswer } from '../sandbox/preferred-example.js';
 import type { Metrics } from '../observability/metrics.js';
-import { KEPT_OPERATIONS, type KeptReply, type Lookup, type ReplyCache } from '../reply-cache/reply-cache.js';
+import { CACHED_OPERATIONS, type CachedReply, type Lookup, type ReplyCache } from '../reply-cache/reply-cache.js';
 import { isTimeBound } from '../../domain/time-bound.js';
 
 /** What the router needs: the contract, the handlers that implement it, the configuration, logs and metrics. */
@@ -43,7 +43,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const toKoaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
 /** A reply as sent, before it is named after the operation that made it. */
-type SentReply = Omit<KeptReply, 'operationId'>;
+type SentReply = Omit<CachedReply, 'operationId'>;
 
 /**
  * Sends a handler's reply. `keep` is given the reply as sent, serialized, when it is whole: a 200 whose body
@@ -73,7 +73,7 @@ async function writeReply(ctx: Context, reply: AnyReply, keep?: (kept: SentReply
 }
 
 /** Sends a kept reply, as writeReply sent it. */
-function writeKept(ctx: Context, kept: SentReply): void {
+function writeCached(ctx: Context, kept: SentReply): void {
   ctx.status = kept.status;
   ctx.set(kept.headers);
   ctx.set('Content-Type', kept.contentType);
@@ -123,7 +123,7 @@ function koaTransport(route: RouteDefinition, deps: RouterDeps, guards: AuthGuar
     raw: (ctx, body) => ({ path: ctx.params, query: queryOf(ctx), header: ctx.headers, body }),
     // A reply kept for this request target was made from the same request and the store as it is now. Only
     // GETs are kept: their request target names their operation.
-    keptReply:
+    cachedReply:
       cache &&
       ((ctx) => {
         if (cache.bypassedBy.some((name) => ctx.req.headers[name] !== undefined)) return undefined;
@@ -140,7 +140,7 @@ function koaTransport(route: RouteDefinition, deps: RouterDeps, guards: AuthGuar
 interface OperationParts {
   readonly json: Middleware;
   readonly writes: Middleware | undefined;
-  readonly cache: KeptReplies | undefined;
+  readonly cache: CachedReplies | undefined;
   readonly answersPrefer: boolean;
 }
 
@@ -154,7 +154,7 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
   return async (ctx) => {
     const answer: Answer = await run(ctx);
     if ('example' in answer) return writeExample(ctx, answer.example);
-    if ('kept' in answer) return writeKept(ctx, answer.kept as KeptReply);
+    if ('cached' in answer) return writeCached(ctx, answer.cached as CachedReply);
     const { reply } = answer;
     // A read's reply goes out with the turn's others (end-of-turn.ts), a write's at once: a write's commit
     // already gathers the turn's writes (docs/decisions/reply-cache.md has the measurements).
@@ -169,17 +169,17 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
   };
 }
 
-interface KeptReplies {
+interface CachedReplies {
   readonly replies: ReplyCache;
   readonly bypassedBy: readonly string[];
 }
 
 /**
- * The reply cache of an operation, if its replies may be kept (one of KEPT_OPERATIONS), and the headers whose
+ * The reply cache of an operation, if its replies may be kept (one of CACHED_OPERATIONS), and the headers whose
  * presence makes a request read the store instead. A credential would be missing from the key.
  */
-function keptReplies(deps: RouterDeps, route: RouteDefinition): KeptReplies | undefined {
-  const bypassedBy = KEPT_OPERATIONS.get(route.operationId);
+function cachedReplies(deps: RouterDeps, route: RouteDefinition): CachedReplies | undefined {
+  const bypassedBy = CACHED_OPERATIONS.get(route.operationId);
   if (!deps.replyCache || bypassedBy === undefined) return undefined;
   if (route.method !== 'GET' || route.security.length > 0) {
     throw new Error(`${route.operationId} has a reply that depends on more than its request target and the store: it cannot be kept`);
@@ -205,7 +205,7 @@ function otherMethods(methods: readonly string[]): Middleware {
  * and that operation's check of its headers. Its path and query string are the request target the reply was
  * made for, checked in full then: the same bytes pass the same checks.
  */
-interface KeptOperation {
+interface CachedOperation {
   readonly route: RouteDefinition;
   readonly checkHeaders: (header: RawRequest['header']) => void;
 }
@@ -221,7 +221,7 @@ interface KeptOperation {
  * once the store is confirmed unchanged (reply-cache.ts); otherwise routed. A request with a header that
  * makes its operation read the store (`bypassedBy`) is routed at once.
  */
-function keptFirst(replies: ReplyCache, operations: ReadonlyMap<string, KeptOperation>, bypassedBy: readonly string[], routed: Middleware): Middleware {
+function cachedFirst(replies: ReplyCache, operations: ReadonlyMap<string, CachedOperation>, bypassedBy: readonly string[], routed: Middleware): Middleware {
   return (ctx, next) => {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || bypassedBy.some((name) => ctx.req.headers[name] !== undefined)) return routed(ctx, next);
     const reply = replies.peek(ctx.url);
@@ -231,13 +231,13 @@ function keptFirst(replies: ReplyCache, operations: ReadonlyMap<string, KeptOper
     ctx.state.route = operation.route.path;
     operation.checkHeaders(ctx.headers);
     // Sent at the end of the turn, if the store is still what the reply was made from (reply-cache.ts).
-    return replies.confirm(ctx.url, reply).then((current) => (current ? writeKept(ctx, reply) : routed(ctx, next)));
+    return replies.confirm(ctx.url, reply).then((current) => (current ? writeCached(ctx, reply) : routed(ctx, next)));
   };
 }
 
 /**
  * Binds every operation of the generated route table to Koa, under the configured base path: the router's
- * middleware, after the replies kept (keptFirst) where there are any.
+ * middleware, after the replies kept (cachedFirst) where there are any.
  */
 export function createRouter(deps: RouterDeps): Middleware {
   const options = { prefix: deps.config.basePath || undefined, strict: true, sensitive: true };
@@ -262,7 +262,7 @@ export function createRouter(deps: RouterDeps): Middleware {
   // One limit shared by every write operation of both shapes, checked before a byte of the body is read.
   const writes = writeLimit(deps.config.writesPerMinute, deps.limiters, deps.metrics, deps.logger);
   const sandbox = deps.config.sandbox !== undefined;
-  const keptOperations = new Map<string, KeptOperation>();
+  const cachedOperations = new Map<string, CachedOperation>();
   // In sandbox mode, `Prefer: code=` is answered from the contract before the operation: never from a kept reply.
   const bypassedBy = new Set(sandbox ? ['prefer'] : []);
   for (const route of routes) {
@@ -273,9 +273,9 @@ export function createRouter(deps: RouterDeps): Middleware {
     const path = toKoaPath(route.path);
     // A sandbox control (the reset) is no client's write: a test suite that reached the limit can still reset.
     const limit = WRITES.has(route.method) && !sandboxOnly ? writes : undefined;
-    const cache = keptReplies(deps, route);
+    const cache = cachedReplies(deps, route);
     if (cache) {
-      keptOperations.set(route.operationId, { route, checkHeaders: compileHeaderCheck(deps.contract, route.operationId) });
+      cachedOperations.set(route.operationId, { route, checkHeaders: compileHeaderCheck(deps.contract, route.operationId) });
       for (const name of cache.bypassedBy) bypassedBy.add(name);
     }
     // In sandbox mode, `Prefer: code=` answers the contract's example before anything else runs.
@@ -297,5 +297,5 @@ export function createRouter(deps: RouterDeps): Middleware {
     const own = ownMethod.get(ctx.method);
     return own ? own(ctx, () => anyMethod(ctx, next)) : anyMethod(ctx, next);
   };
-  return deps.replyCache ? keptFirst(deps.replyCache, keptOperations, [...bypassedBy], routed) : routed;
+  return deps.replyCache ? cachedFirst(deps.replyCache, cachedOperations, [...bypassedBy], routed) : routed;
 }
