@@ -28,7 +28,8 @@ export interface LatencyRange {
  */
 export const SEARCHES_WAITING = 256;
 
-const refuse = (reason: string): never => {
+/** Refuses a setting's text: the reason is what a start shows after the variable's name. */
+export const refuse = (reason: string): never => {
   throw new Error(reason);
 };
 

@@ -1,5 +1,5 @@
 import { makeValidator } from 'envalid';
-import { parseInteger, parseLatency, type LatencyRange } from './config-defaults.js';
+import { parseInteger, parseLatency, refuse, type LatencyRange } from './config-defaults.js';
 import { parsePasswordHash, type PasswordHash } from './password-hash.js';
 
 // The kinds of value a setting takes, as envalid validators (https://github.com/af/envalid): each parses a
@@ -33,10 +33,6 @@ export type PoolMode = (typeof POOL_MODES)[number];
 export const MAX_BASE_PATH = 200;
 /** Longest Basic user name: the contract bounds the protected resource's greeting, which names it. */
 export const MAX_USERNAME = 256;
-
-const refuse = (reason: string): never => {
-  throw new Error(reason);
-};
 
 /** One of the given words. */
 const oneOf = <T extends string>(words: readonly T[]) =>
