@@ -1,10 +1,10 @@
 // `make bench`: this service beside its ceilings and peers, in one run on one machine; results in
 // bench/results/bench.{md,json,svg}. Not a test: it measures and reports, it asserts nothing.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { BASIC_AUTHORIZATION, createStore, ensureWrk, fillStore, peakRssMiB, postgresReachable, root, startProcess, startService, wrk } from './lib.mjs';
+import { READS, readsOf, startJsonServer } from './peers.mjs';
 import { renderChart } from './chart.mjs';
 import { JSON_SERVER as JSON_SERVER_TARGET, renderGoals, renderSideBySide, SQLITE as SQLITE_TARGET, updateDocsTables } from './tables.mjs';
 
@@ -15,20 +15,6 @@ const SIZES = (process.env.BENCH_SIZES ?? '12,100000,1000000').split(',').map(Nu
  * writes (it rewrites its whole file for each) are left out: one of them outlasts the run.
  */
 const HUGE = 1_000_000;
-const JSON_SERVER = 'json-server@1.0.0-beta.15';
-const PEERS = join(root, 'bench/.peers');
-/**
- * The reads the goals compare (issue 29), each as this service and json-server ask for it: measured in the
- * rows of each and side by side.
- */
-const READS = {
-  'GET one user (shape B)': { service: '/users/2', jsonServer: '/users/2' },
-  'GET page (shape A)': { service: '/api/users?page=1&per_page=6', jsonServer: '/users?_page=1&_per_page=6' },
-  'GET full list (shape B)': { service: '/users', jsonServer: '/users' },
-  'GET sorted page of 12 (B)': { service: '/users?sort=-lastName&limit=12', jsonServer: '/users?_sort=-lastName&_page=1&_per_page=12' },
-  'GET by email (B)': { service: '/users?email=USER5@example.com', jsonServer: '/users?email=user5@example.com' },
-};
-const readsOf = (side) => Object.entries(READS).map(([scenario, paths]) => [scenario, paths[side]]);
 const results = [];
 
 /** Runs one scenario against a running target and records it with the target's peak memory so far. */
@@ -128,22 +114,6 @@ async function workers(kind, counts) {
       await store.drop();
     }
   }
-}
-
-function installJsonServer() {
-  if (existsSync(join(PEERS, 'node_modules/.bin/json-server'))) return;
-  mkdirSync(PEERS, { recursive: true });
-  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', PEERS, JSON_SERVER], { stdio: 'inherit' });
-}
-
-/** json-server serving `size` users from a file of its own; `stop` also removes the file. */
-async function startJsonServer(size) {
-  installJsonServer();
-  const dir = mkdtempSync(join(tmpdir(), 'json-server-'));
-  const users = Array.from({ length: size }, (_, i) => ({ id: String(i + 1), firstName: `First${i}`, lastName: `Last${i}`, email: `user${i}@example.com` }));
-  writeFileSync(join(dir, 'db.json'), JSON.stringify({ users }));
-  const server = await startProcess(join(PEERS, 'node_modules/.bin/json-server'), (port) => [join(dir, 'db.json'), '--port', String(port)]);
-  return { ...server, stop: () => server.stop().then(() => execFileSync('rm', ['-rf', dir])) };
 }
 
 async function jsonServer() {
