@@ -164,8 +164,9 @@ sandbox: build ## The real service on an in-memory store with test controls (htt
 test: check-generated contract-gate lint layers typecheck build chromium container-tools deploy-tools fault-tools ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
 
-bench: $(INSTALLED) build deploy-tools ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/
+bench: $(INSTALLED) build deploy-tools fault-tools ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/
 	node bench/run.mjs
+	node bench/ablation.mjs
 	node bench/large-list.mjs
 	node bench/searches.mjs
 	node bench/search-interference.mjs

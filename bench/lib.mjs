@@ -40,12 +40,12 @@ export function freePort() {
  * a pipe: wrk runs synchronously here, and a pipe nobody drains would fill and block the target's logging
  * mid-measurement.
  */
-export async function startProcess(command, argsFor, env = {}, listening = 0) {
+export async function startProcess(command, argsFor, env = {}, listening = 0, cwd = root) {
   const port = await freePort();
   const args = argsFor(port);
   const logFile = join(scratch, `output-${port}.log`);
   const log = openSync(logFile, 'w');
-  const child = spawn(command, args, { cwd: root, env: { PATH: process.env.PATH, ...env, PORT: String(port) }, stdio: ['ignore', log, log] });
+  const child = spawn(command, args, { cwd, env: { PATH: process.env.PATH, ...env, PORT: String(port) }, stdio: ['ignore', log, log] });
   closeSync(log);
   const output = () => readFileSync(logFile, 'utf8');
   const url = `http://127.0.0.1:${port}`;
@@ -80,11 +80,12 @@ export async function startProcess(command, argsFor, env = {}, listening = 0) {
 }
 
 /**
- * Node's options and environment in `npm start` (and the image's CMD and ENV): the benchmarks run the service as
- * operators do. The script sets variables as `NAME=${NAME:-default}`: the default, unless this run sets them.
+ * Node's options and environment in `npm start` (and the image's CMD and ENV) of the tree at `tree`: the
+ * benchmarks run the service as operators do. The script sets variables as `NAME=${NAME:-default}`: the
+ * default, unless this run sets them.
  */
-const { START_OPTIONS, START_ENV } = (() => {
-  const start = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
+function startScriptOf(tree) {
+  const start = JSON.parse(readFileSync(join(tree, 'package.json'), 'utf8')).scripts.start;
   const match = /^((?:[A-Z_]+=\$\{[A-Z_]+:-[^}\s]*\} )*)exec node ((?:--\S+ )*)dist\/server\/main\.js$/.exec(start);
   if (!match) throw new Error(`package.json's start script is not \`[NAME=\${NAME:-value} ...] exec node [--options] dist/server/main.js\`: ${start}`);
   const env = Object.fromEntries(
@@ -96,19 +97,23 @@ const { START_OPTIONS, START_ENV } = (() => {
         return [name, process.env[name] ?? value];
       }),
   );
-  return { START_OPTIONS: match[2].split(' ').filter(Boolean), START_ENV: env };
-})();
+  return { options: match[2].split(' ').filter(Boolean), env };
+}
 
 /**
  * This service, built, on the given DATABASE_URL, configured as in production: started with `npm start`'s
- * options, it logs every request at the default level (info), here to a file.
+ * options, it logs every request at the default level (info), here to a file. `tree` is the built copy of the
+ * project to run (ablation.mjs runs copies with a part taken out), this one by default; `under`, a command
+ * (and its arguments) that runs node, such as strace.
  */
-export const startService = (databaseUrl, nodeOptions = [], env = {}) =>
-  startProcess(
-    process.execPath,
-    () => [...START_OPTIONS, ...nodeOptions, join(root, 'dist/server/main.js')],
+export async function startService(databaseUrl, nodeOptions = [], env = {}, { tree = root, under = [] } = {}) {
+  const start = startScriptOf(tree);
+  const node = [...start.options, ...nodeOptions, join(tree, 'dist/server/main.js')];
+  const server = await startProcess(
+    under[0] ?? process.execPath,
+    () => (under.length ? [...under.slice(1), process.execPath, ...node] : node),
     {
-      ...START_ENV,
+      ...start.env,
       DATABASE_URL: databaseUrl,
       BASIC_AUTH_USERNAME: CREDENTIALS.username,
       BASIC_AUTH_PASSWORD: CREDENTIALS.password,
@@ -118,7 +123,18 @@ export const startService = (databaseUrl, nodeOptions = [], env = {}) =>
       ...env,
     },
     Number(env.WORKERS ?? 1),
+    tree,
   );
+  if (under.length === 0) return server;
+  // strace ends when the process it runs does, and does not pass SIGTERM on: the service is stopped itself.
+  return {
+    ...server,
+    stop: () => {
+      for (const child of childrenOf(server.pid)) process.kill(child, 'SIGTERM');
+      return server.stop();
+    },
+  };
+}
 
 // Names with mixed case and a spread of values, so that searches and sorts meet what real stores hold; the
 // folded copies (`*_key`) are what the service writes beside each field (server/domain/user-query.ts).
@@ -200,12 +216,8 @@ export function ensureWrk() {
 
 let scripts = 0;
 
-/**
- * Drives a URL with wrk (1 thread, `connections` connections) and parses its report. With `randomIds`, each
- * request asks for the URL's path (and query string) with its `{id}` replaced by an id from 1 to `randomIds`,
- * drawn at random: a read whose answer no cache of one URL holds.
- */
-export function wrk(url, { method = 'GET', body, headers = {}, seconds = 5, connections = 50, randomIds } = {}) {
+/** wrk's arguments for a run (see wrk), its request script written to the scratch folder. */
+function wrkArguments(url, { method = 'GET', body, headers = {}, seconds = 5, connections = 50, randomIds } = {}) {
   const script = join(scratch, `request-${++scripts}.lua`);
   const lines = [`wrk.method = ${JSON.stringify(method)}`];
   if (randomIds !== undefined) {
@@ -221,17 +233,11 @@ export function wrk(url, { method = 'GET', body, headers = {}, seconds = 5, conn
   for (const [name, value] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`);
   writeFileSync(script, lines.join('\n'));
   // A full list of 100,000 users takes seconds: wrk's default timeout (2 s) would drop those from the latencies.
-  const out = execFileSync('wrk', [
-    '-t1',
-    `-c${connections}`,
-    `-d${seconds}s`,
-    '--timeout',
-    '30s',
-    '--latency',
-    '-s',
-    script,
-    url.replace('{id}', '1'),
-  ]).toString();
+  return ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '30s', '--latency', '-s', script, url.replace('{id}', '1')];
+}
+
+/** What a wrk report says: requests a second, the median and 99th percentile latency in ms, and the failures. */
+function wrkReport(out) {
   const latency = (label) => {
     const match = new RegExp(`^\\s*${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
     const factor = { us: 0.001, ms: 1, s: 1000 }[match[2]];
@@ -245,4 +251,23 @@ export function wrk(url, { method = 'GET', body, headers = {}, seconds = 5, conn
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
     socketErrors: (/Socket errors: (.*)/.exec(out)?.[1] ?? '').split(',').reduce((sum, part) => sum + Number(/\d+/.exec(part)?.[0] ?? 0), 0),
   };
+}
+
+/**
+ * Drives a URL with wrk (1 thread, `connections` connections) and parses its report. With `randomIds`, each
+ * request asks for the URL's path (and query string) with its `{id}` replaced by an id from 1 to `randomIds`,
+ * drawn at random: a read whose answer no cache of one URL holds.
+ */
+export function wrk(url, options) {
+  return wrkReport(execFileSync('wrk', wrkArguments(url, options)).toString());
+}
+
+/** wrk as wrk() runs it, in a process of its own while the caller goes on: resolves with its report. */
+export function wrkInBackground(url, options) {
+  const child = spawn('wrk', wrkArguments(url, options), { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve(wrkReport(out)) : reject(new Error(`wrk exited with ${code}: ${out}`)))),
+  );
 }

@@ -286,11 +286,15 @@ export function renderDocsTables({ results, machine, sideBySide }, searches) {
  * bench/results/searches.json (written by bench/searches.mjs, which renders the page again when it is done).
  */
 export function updateDocsTables(page, run) {
-  const searches = resultFile('searches.json');
+  writeBetweenMarkers(page, START, END, renderDocsTables(run, resultFile('searches.json')));
+}
+
+/** Replaces what is between two marker lines of a page with `content`. */
+export function writeBetweenMarkers(page, startMarker, endMarker, content) {
   const text = readFileSync(page, 'utf8');
-  const [start, end] = [text.indexOf(START), text.indexOf(END)];
-  if (start < 0 || end < start) throw new Error(`${page} has no markers for the tables of make bench`);
-  writeFileSync(page, `${text.slice(0, start + START.length)}\n${renderDocsTables(run, searches)}\n${text.slice(end)}`);
+  const [start, end] = [text.indexOf(startMarker), text.indexOf(endMarker)];
+  if (start < 0 || end < start) throw new Error(`${page} has no markers ${startMarker} ... ${endMarker}`);
+  writeFileSync(page, `${text.slice(0, start + startMarker.length)}\n${content}\n${text.slice(end)}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
