@@ -7,9 +7,9 @@ import type { Write } from './write.js';
 // What each dialect's folder (sqlite/, postgres/) supplies to open a store, and the reads it offers.
 
 /**
- * A select run synchronously: its rows. Given as compiled, its answer is kept under its SQL and parameters;
+ * A select run synchronously: its rows. Given as compiled, its answer is cached under its SQL and parameters;
  * given as a key that names it wholly and a way to compile it, under the key, and compiled only when no
- * answer is kept (building a Kysely query costs more than SQLite takes to answer it).
+ * answer is cached (building a Kysely query costs more than SQLite takes to answer it).
  */
 export type ReadCached = <Row>(query: CompiledQuery<Row> | Keyed<Row>) => Row[];
 

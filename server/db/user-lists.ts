@@ -77,8 +77,8 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
   const searchStatement = <T>(search: UserFilter, statement: () => Promise<T>) => turnstile(search, () => guard(statement));
   /**
    * The rows of a statement that does not search: on the store's reader where it has one, whose answer is
-   * kept until the store changes under `key`, which names everything the statement depends on; the statement
-   * is built only when no answer is kept (building it costs more than SQLite takes to answer a page).
+   * cached until the store changes under `key`, which names everything the statement depends on; the statement
+   * is built only when no answer is cached (building it costs more than SQLite takes to answer a page).
    */
   const cachedRows = <Row>(key: readonly unknown[], statement: () => Compilable<Row> & { execute(): Promise<Row[]> }): Promise<Row[]> =>
     readCached === undefined ? statement().execute() : Promise.resolve(readCached({ key: JSON.stringify(key), compile: () => statement().compile() }));

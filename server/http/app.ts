@@ -35,7 +35,7 @@ export interface AppDeps {
   readonly tracing: Tracing;
   /** Where the per-client limits count (shared by every worker and instance where the deployment can). */
   readonly limiters: Limiters;
-  /** Replies of reads kept until the store changes (reply-cache.ts), where the store can tell at once. */
+  /** Replies of reads cached until the store changes (reply-cache.ts), where the store can tell at once. */
   readonly replyCache?: ReplyCache | undefined;
   /** Where the connection limits report what they refused or closed. */
   readonly limitReport: LimitReport;

@@ -3,15 +3,15 @@ import { buildUserInput } from '../support/builders.js';
 import { seedUsers } from '../support/bulk-seed.js';
 import type { HttpClient } from '../support/http-client.js';
 import { useTestServer, withTestServer } from '../support/test-server.js';
-import { MAX_KEPT_BODY_CHARS, MAX_KEPT_CHARS, MAX_KEPT_REPLIES } from '../../server/http/reply-cache/reply-cache.js';
+import { MAX_CACHED_BODY_CHARS, MAX_CACHED_CHARS, MAX_CACHED_REPLIES } from '../../server/http/reply-cache/reply-cache.js';
 
-// On SQLite, replies of lists and of single users are kept, serialized, until the store changes
-// (server/http/reply-cache/). A kept reply must be the reply, byte for byte; no write, of this process or
+// On SQLite, replies of lists and of single users are cached, serialized, until the store changes
+// (server/http/reply-cache/). A cached reply must be the reply, byte for byte; no write, of this process or
 // another, may be missing from the next read after it is acknowledged; and every request is still checked in full.
 
 const sut = useTestServer({ dialect: 'sqlite', env: { SEED_DEMO_DATA: 'true' } });
 
-/** How many lookups found a kept reply (hit) and how many read the list (miss), from /metrics. */
+/** How many lookups found a cached reply (hit) and how many read the list (miss), from /metrics. */
 async function lookups(api: HttpClient): Promise<{ hit: number; miss: number }> {
   const text = (await api.get('/metrics')).text;
   const count = (result: string) => Number(new RegExp(`^http_kept_reply_lookups_total\\{result="${result}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
@@ -34,7 +34,7 @@ test.each([
   `/api/users?email=${encodeURIComponent('mira.castellan@example.com')}`,
   '/users/2',
   '/api/users/3',
-])('a kept reply of %s is the reply: the same status, headers and bytes', async (path) => {
+])('a cached reply of %s is the reply: the same status, headers and bytes', async (path) => {
   const first = await sut.api.get(path);
   const before = await lookups(sut.api);
   const again = await sut.api.get(path);
@@ -57,7 +57,7 @@ async function measured(api: HttpClient, operationId: string, method: string, st
   return Number(line?.split(' ').at(-1) ?? 0);
 }
 
-test('a kept reply sent again is measured and logged under the operation that made it, for GET and HEAD', async () => {
+test('a cached reply sent again is measured and logged under the operation that made it, for GET and HEAD', async () => {
   await sut.api.get('/api/users/4');
   const before = {
     get: await measured(sut.api, 'getDemoUser', 'GET', 200),
@@ -75,7 +75,7 @@ test('a kept reply sent again is measured and logged under the operation that ma
   expect(await measured(sut.api, 'getDemoUser', 'HEAD', 200)).toBe(before.head + 1);
 });
 
-test('a request for a kept target with another method is answered by its own operation, never by the kept reply', async () => {
+test('a request for a cached target with another method is answered by its own operation, never by the cached reply', async () => {
   await sut.api.get('/users/6');
   await sut.api.get('/users/6');
   const post = await fetch(`${sut.server.url}/users/6`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -87,7 +87,7 @@ test('a request for a kept target with another method is answered by its own ope
   expect(patch.status).toBe(422);
 });
 
-test('requests for a kept reply that arrive together are answered together, and none misses a write acknowledged before them', async () => {
+test('requests for a cached reply that arrive together are answered together, and none misses a write acknowledged before them', async () => {
   const path = '/users/7';
   await sut.api.get(path);
   await sut.api.get(path);
@@ -106,15 +106,15 @@ test('requests for a kept reply that arrive together are answered together, and 
 });
 
 test('every acknowledged write is in the next read, in both shapes', async () => {
-  const created = (await sut.api.post('/users', buildUserInput({ lastName: 'Zzz-kept' }))).body as { id: number };
+  const created = (await sut.api.post('/users', buildUserInput({ lastName: 'Zzz-cached' }))).body as { id: number };
   const paths = ['/users', '/api/users?page=1&per_page=50', '/users?sort=-lastName&limit=50', `/users/${created.id}`, `/api/users/${created.id}`];
   const read = async () => Promise.all(paths.map(async (path) => (await sut.api.get(path)).text));
   await read();
-  const kept = await read();
-  expect((await sut.api.put(`/users/${created.id}`, buildUserInput({ lastName: 'Zzz-kept-2' }))).status).toBe(200);
+  const cached = await read();
+  expect((await sut.api.put(`/users/${created.id}`, buildUserInput({ lastName: 'Zzz-cached-2' }))).status).toBe(200);
   const afterWrite = await read();
-  for (const [i, text] of afterWrite.entries()) expect(text).not.toBe(kept[i]);
-  for (const text of afterWrite) expect(text).toContain('Zzz-kept-2');
+  for (const [i, text] of afterWrite.entries()) expect(text).not.toBe(cached[i]);
+  for (const text of afterWrite) expect(text).toContain('Zzz-cached-2');
   expect((await sut.api.put(`/users/${created.id}`, buildUserInput({ lastName: 'Zzz-replaced' }))).status).toBe(200);
   for (const text of await read()) expect(text).toContain('Zzz-replaced');
   expect((await sut.api.request('PATCH', `/api/users/${created.id}`, { json: { email: 'zzz.patched@example.com' } })).status).toBe(200);
@@ -142,7 +142,7 @@ test('a write committed by another connection to the file is in the next read', 
   for (const path of paths) expect((await sut.api.get(path)).text).toContain('Elsewhere');
 });
 
-test('a request for a kept reply still has its headers checked: a bad one is refused', async () => {
+test('a request for a cached reply still has its headers checked: a bad one is refused', async () => {
   await sut.api.get('/users');
   await sut.api.get('/users');
   const refused = await sut.api.get('/users', { headers: { 'x-custom-header': 'x'.repeat(4097) } });
@@ -161,20 +161,20 @@ test('a request with If-None-Match reads the store: a 304 when its version is cu
   expect((await sut.api.get('/users/5', { headers: { 'if-none-match': etag } })).status).toBe(200);
 });
 
-test('a complete search is kept, in both shapes, until a write changes what it finds', async () => {
+test('a complete search is cached, in both shapes, until a write changes what it finds', async () => {
   const paths = ['/users?q=mira', '/users?q=ra&limit=2', '/api/users?q=mira&per_page=3'];
   const first = await Promise.all(paths.map((path) => sut.api.get(path)));
   const before = await lookups(sut.api);
   for (const [i, path] of paths.entries()) expect((await sut.api.get(path)).text).toBe(first[i]!.text);
   expect(await lookups(sut.api)).toEqual({ hit: before.hit + paths.length, miss: before.miss });
-  const created = await sut.api.post('/users', { firstName: 'Mirabel', lastName: 'Kept', email: 'mirabel.kept@example.com' });
+  const created = await sut.api.post('/users', { firstName: 'Mirabel', lastName: 'Kept', email: 'mirabel.cached@example.com' });
   expect(created.status).toBe(201);
   const found = await sut.api.get(paths[0]!);
   expect(found.body.map((user: { id: number }) => user.id)).toContain(created.body.id);
   expect(found.headers.get('x-total-count')).toBe(String(Number(first[0]!.headers.get('x-total-count')) + 1));
 });
 
-test('a search that stopped short when its store time ran out is not kept: the same request may find more', () =>
+test('a search that stopped short when its store time ran out is not cached: the same request may find more', () =>
   withTestServer({ dialect: 'sqlite', env: { SEED_DEMO_DATA: 'false', SEARCH_BUDGET_MS: '0' } }, async (server, api) => {
     // More users than a statement examines (4,000): with no store time, a short text's page and count stop
     // after one statement each.
@@ -188,18 +188,18 @@ test('a search that stopped short when its store time ran out is not kept: the s
     }
   }));
 
-test(`at most ${MAX_KEPT_REPLIES} replies are kept; the oldest goes first`, async () => {
+test(`at most ${MAX_CACHED_REPLIES} replies are cached; the oldest goes first`, async () => {
   // Query strings of a cache-buster, as a client that wants no cache (or an attacker that wants many) sends.
-  const paths = Array.from({ length: MAX_KEPT_REPLIES + 1 }, (_, i) => `/users?_=${i}`);
+  const paths = Array.from({ length: MAX_CACHED_REPLIES + 1 }, (_, i) => `/users?_=${i}`);
   for (const path of paths) await sut.api.get(path);
   const before = await lookups(sut.api);
-  await sut.api.get(paths[MAX_KEPT_REPLIES]!);
+  await sut.api.get(paths[MAX_CACHED_REPLIES]!);
   await sut.api.get(paths[1]!);
   await sut.api.get(paths[0]!);
   expect(await lookups(sut.api)).toEqual({ hit: before.hit + 2, miss: before.miss + 1 });
 });
 
-test('replies too long to keep are read each time (a page over 64 KiB, a list that streams), and all kept hold at most 4 Mi characters', () =>
+test('replies too long to keep are read each time (a page over 64 KiB, a list that streams), and all cached hold at most 4 Mi characters', () =>
   withTestServer({ dialect: 'sqlite', env: { SEED_DEMO_DATA: 'false' } }, async (server, api) => {
     // 100 users with names of 200 characters and addresses of 240 make a page of 100 of about 66 KiB; 800
     // more make the whole list stream.
@@ -220,9 +220,9 @@ test('replies too long to keep are read each time (a page over 64 KiB, a list th
     }
     // Pages just under the bound of one reply, under as many query strings as the bound of them all takes.
     const page = (await api.get('/api/users?per_page=90')).text;
-    expect(page.length).toBeLessThan(MAX_KEPT_BODY_CHARS);
-    const pages = Array.from({ length: Math.ceil(MAX_KEPT_CHARS / page.length) + 1 }, (_, i) => `/api/users?per_page=90&_=${i}`);
-    expect(pages.length).toBeLessThan(MAX_KEPT_REPLIES);
+    expect(page.length).toBeLessThan(MAX_CACHED_BODY_CHARS);
+    const pages = Array.from({ length: Math.ceil(MAX_CACHED_CHARS / page.length) + 1 }, (_, i) => `/api/users?per_page=90&_=${i}`);
+    expect(pages.length).toBeLessThan(MAX_CACHED_REPLIES);
     for (const path of pages) await api.get(path);
     const beforePages = await lookups(api);
     await api.get(pages.at(-1)!);

@@ -2,14 +2,14 @@ import SqliteDatabase from 'better-sqlite3';
 import { buildUserInput } from '../support/builders.js';
 import { useTestServer } from '../support/test-server.js';
 
-// On SQLite, selects run on a read-only connection that keeps its answers until the store changes
-// (server/db/sqlite/reader.ts). No answer kept may outlive a committed write: this process's own
+// On SQLite, selects run on a read-only connection that caches its answers until the store changes
+// (server/db/sqlite/reader.ts). No answer cached may outlive a committed write: this process's own
 // (through the API) or another's (here, a second connection to the file, as another worker or instance is).
 
 const sut = useTestServer({ dialect: 'sqlite', env: { SEED_DEMO_DATA: 'true' } });
 const ids = (users: Array<{ id: number }>) => users.map((user) => user.id);
 
-test('a write through the API is in the next answer of every read that was kept', async () => {
+test('a write through the API is in the next answer of every read that was cached', async () => {
   const paths = ['/users', '/users?limit=50', '/api/users?page=1&per_page=50'];
   const before = await Promise.all(paths.map((path) => sut.api.get(path)));
   const again = await Promise.all(paths.map((path) => sut.api.get(path)));
@@ -26,7 +26,7 @@ test('a write through the API is in the next answer of every read that was kept'
 });
 
 test('a sorted list and one filtered by address are read again after a write', async () => {
-  const input = buildUserInput({ lastName: 'Zzyzx', email: 'kept.answers@example.com' });
+  const input = buildUserInput({ lastName: 'Zzyzx', email: 'cached.answers@example.com' });
   const paths = ['/users?sort=-lastName&limit=5', '/api/users?sort=-last_name&per_page=5', `/users?email=${input.email}`];
   for (let i = 0; i < 2; i++) await Promise.all(paths.map((path) => sut.api.get(path)));
   const created = (await sut.api.post('/users', input)).body as { id: number };
@@ -53,7 +53,7 @@ test('a write committed by another connection to the file is read at once', asyn
   expect(ids(after)).toEqual(ids(page));
 });
 
-test('an answer kept is whole every time it is given (a list consumes the rows it sends)', async () => {
+test('an answer cached is whole every time it is given (a list consumes the rows it sends)', async () => {
   const first = (await sut.api.get('/users')).body as unknown[];
   expect(first.length).toBeGreaterThan(1);
   for (let i = 0; i < 3; i++) expect((await sut.api.get('/users')).body).toEqual(first);

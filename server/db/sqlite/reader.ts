@@ -5,27 +5,27 @@ import type { Keyed, SqliteReader } from '../dialect-support.js';
 import { withStatementCache } from './dialect.js';
 import { walIndexVersion } from './wal-index.js';
 
-/** Answers of the SQLite reader kept until the store changes: at most this many, each of at most MAX_KEPT_ROWS rows. */
-const MAX_KEPT_ANSWERS = 256;
-const MAX_KEPT_ROWS = 100;
+/** Answers of the SQLite reader cached until the store changes: at most this many, each of at most MAX_CACHED_ROWS rows. */
+const MAX_CACHED_ANSWERS = 256;
+const MAX_CACHED_ROWS = 100;
 
 /**
  * A read-only connection to an SQLite file, with its statements prepared once. Through Kysely a select by id
  * takes a mutex, a connection and five awaits around the few microseconds SQLite spends on it, and waits
  * behind any write's transaction on the one connection writes share.
  *
- * It keeps its answers until the store changes: a page read again costs SQLite far more than the check that
+ * It caches its answers until the store changes: a page read again costs SQLite far more than the check that
  * nothing changed, one read of the WAL index's header, which sees any committed write at once
  * (docs/decisions/sqlite-wal-index-version.md).
  */
 export function sqliteReader(filename: string, timeouts: StoreTimeouts, cacheKib: number): SqliteReader {
   const database = new SqliteDatabase(filename, { readonly: true, fileMustExist: true });
   database.pragma(`busy_timeout = ${timeouts.statementMs}`);
-  // Searches read here: as much of the file kept in memory as the connection that writes keeps.
+  // Searches read here: as many of the file's pages held in memory as the connection that writes holds.
   database.pragma(`cache_size = -${cacheKib}`);
   const statements = withStatementCache(database);
   // Changes whenever another connection commits, this process's writer or another process's: read before
-  // each select, it says whether the answers kept since are still the store's. From the WAL index's header
+  // each select, it says whether the answers cached since are still the store's. From the WAL index's header
   // where it is the one SQLite documents (wal-index.ts: a pread, no lock); otherwise SQLite's own
   // (https://www.sqlite.org/pragma.html#pragma_data_version), which the first read also opens the index for.
   const dataVersion = database.prepare('pragma data_version').pluck();
@@ -46,10 +46,10 @@ export function sqliteReader(filename: string, timeouts: StoreTimeouts, cacheKib
       let rows = answers.get(key) as readonly Row[] | undefined;
       if (rows === undefined) {
         rows = readUncached('key' in query ? query.compile() : query);
-        if (rows.length <= MAX_KEPT_ROWS) {
+        if (rows.length <= MAX_CACHED_ROWS) {
           for (const row of rows) Object.freeze(row);
           answers.set(key, rows);
-          if (answers.size > MAX_KEPT_ANSWERS) answers.delete(answers.keys().next().value!);
+          if (answers.size > MAX_CACHED_ANSWERS) answers.delete(answers.keys().next().value!);
         }
       }
       // A copy: callers may consume the array (a list's slices are popped as they are sent).

@@ -135,7 +135,7 @@ export function bodyErrors(validate: Validator, body: unknown): FieldError[] {
 
 /**
  * Compiles, once, the check of one operation's header parameters alone; the returned function throws
- * HttpProblem 400. For a request whose path and query string were checked before, to the byte (a kept reply's
+ * HttpProblem 400. For a request whose path and query string were checked before, to the byte (a cached reply's
  * request target): its headers are all that can differ.
  */
 export function compileHeaderCheck(contract: Contract, operationId: string): (header: RawRequest['header']) => void {

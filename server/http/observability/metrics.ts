@@ -24,7 +24,7 @@ export interface Metrics {
   limitStoreUnavailable(limit: CountedLimit): void;
   /** A scrape that could not report every worker's metrics (cluster-metrics.ts) and was refused. */
   scrapeIncomplete(): void;
-  /** A lookup in the kept replies of reads (reply-cache.ts): whether it found one. */
+  /** A lookup in the cached replies of reads (reply-cache.ts): whether it found one. */
   replyLookup(found: boolean): void;
   render(): Promise<string>;
   /** The metrics as prom-client's JSON, what a cluster worker hands to the primary to be summed. */
@@ -106,7 +106,7 @@ export function createMetrics(processLabels: Readonly<Record<string, string>> = 
   });
   const lookups = new Counter({
     name: 'http_kept_reply_lookups_total',
-    help: 'Lookups of replies of reads kept until the store changes, by whether one was found (hit) or the store was read (miss).',
+    help: 'Lookups of replies of reads cached until the store changes, by whether one was found (hit) or the store was read (miss).',
     labelNames: ['result'],
     registers: [registry],
   });

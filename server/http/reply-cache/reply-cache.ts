@@ -1,10 +1,10 @@
-// Replies of reads kept, serialized, until the store changes: a page read again costs its handler, mapping,
+// Replies of reads cached, serialized, until the store changes: a page read again costs its handler, mapping,
 // links and JSON each time, where the check that the store is as it was is one read of SQLite's WAL index
 // (server/db/sqlite/wal-index.ts). Only where the store can say so at once
 // (SQLite's reader: any commit, by this process or another, changes its version); elsewhere (PostgreSQL)
-// nothing is kept.
+// nothing is cached.
 //
-// A request for a kept reply is answered at the end of the event loop's turn it arrived in, with every
+// A request for a cached reply is answered at the end of the event loop's turn it arrived in, with every
 // other such request of that turn, after one check of the store's version (confirm). Each of them was read
 // from its socket before that check, so the check sees every write acknowledged before any of them was sent.
 // One check serves a turn's requests, and their replies go out together: on loopback a reply written between
@@ -29,9 +29,9 @@ export interface CachedReply {
  * The operations whose reply to a valid request is a function of the store and the request target (path and
  * query string) alone: no credential, nothing from the clock, and no header read by their handler but those
  * listed, whose presence makes a request read the store as before (If-None-Match, which a 304 answers). Their
- * header parameters are checked on every request. The router refuses to keep any other (router.ts), and any
+ * header parameters are checked on every request. The router refuses to cache any other (router.ts), and any
  * reply of these that a search made when its store time ran out (server/domain/time-bound.ts): the same
- * request may find more. A complete search is kept like any list: the same text searched again, by every
+ * request may find more. A complete search is cached like any list: the same text searched again, by every
  * client of a frontend, costs one check of the store's version.
  */
 export const CACHED_OPERATIONS: ReadonlyMap<string, readonly string[]> = new Map([
@@ -41,53 +41,53 @@ export const CACHED_OPERATIONS: ReadonlyMap<string, readonly string[]> = new Map
   ['getDemoUser', ['if-none-match']],
 ]);
 /**
- * At most this many replies are kept, each of at most MAX_KEPT_BODY_CHARS under a request target of at most
- * MAX_KEY_CHARS, and MAX_KEPT_CHARS of bodies in all: about 8 MiB at the very most (4 Mi UTF-16 characters,
+ * At most this many replies are cached, each of at most MAX_CACHED_BODY_CHARS under a request target of at most
+ * MAX_KEY_CHARS, and MAX_CACHED_CHARS of bodies in all: about 8 MiB at the very most (4 Mi UTF-16 characters,
  * and the keys).
  */
-export const MAX_KEPT_REPLIES = 256;
-export const MAX_KEPT_BODY_CHARS = 64 * 1024;
-export const MAX_KEPT_CHARS = 4 * 1024 * 1024;
+export const MAX_CACHED_REPLIES = 256;
+export const MAX_CACHED_BODY_CHARS = 64 * 1024;
+export const MAX_CACHED_CHARS = 4 * 1024 * 1024;
 export const MAX_KEY_CHARS = 2048;
 
-/** What a lookup found: the store's version now, and the reply kept for the request if the store has not changed since it was made. */
+/** What a lookup found: the store's version now, and the reply cached for the request if the store has not changed since it was made. */
 export interface Lookup {
   readonly version: number;
   readonly reply: CachedReply | undefined;
 }
 
 export interface ReplyCache {
-  /** The reply kept under `key`, not yet checked against the store (confirm does). */
+  /** The reply cached under `key`, not yet checked against the store (confirm does). */
   peek(key: string): CachedReply | undefined;
   /**
    * Resolves at the end of this turn of the event loop: true if the store has not changed since `reply` was
-   * kept under `key` (it is then counted as found), false if it has or cannot tell (the request reads the
+   * cached under `key` (it is then counted as found), false if it has or cannot tell (the request reads the
    * store, and its lookup counts it). The store's version is read once for all the turn's confirmations.
    */
   confirm(key: string, reply: CachedReply): Promise<boolean>;
   /**
-   * The reply kept under `key` (the operation and its request target). Undefined when the store cannot tell
+   * The reply cached under `key` (the operation and its request target). Undefined when the store cannot tell
    * its version (it is down): the request reads it, and meets the outage there.
    */
   lookup(key: string): Lookup | undefined;
-  /** Keeps a reply made from the store as it was at `version`, unless the store changed meanwhile, or it is too large. */
-  keep(key: string, version: number, reply: CachedReply): void;
+  /** Caches a reply made from the store as it was at `version`, unless the store changed meanwhile, or it is too large. */
+  add(key: string, version: number, reply: CachedReply): void;
 }
 
 /**
  * A cache of replies over a store's version. Any change of the version drops every reply at once, so a reply
  * is never served after a write that the store committed before the request asked: it is read after that
- * write's acknowledgement by whoever made it. A reply is kept only if the version did not move while it was
+ * write's acknowledgement by whoever made it. A reply is cached only if the version did not move while it was
  * made (a list read in slices may span commits). The oldest reply goes first. `counted` hears of each
  * lookup, whether it found a reply.
  */
 export function createReplyCache(storeVersion: () => number, counted: (found: boolean) => void): ReplyCache {
   let version: number | undefined;
-  const kept = new Map<string, CachedReply>();
-  let keptChars = 0;
+  const cached = new Map<string, CachedReply>();
+  let cachedChars = 0;
   const drop = () => {
-    kept.clear();
-    keptChars = 0;
+    cached.clear();
+    cachedChars = 0;
   };
   const versionNow = () => {
     try {
@@ -96,7 +96,7 @@ export function createReplyCache(storeVersion: () => number, counted: (found: bo
       return undefined;
     }
   };
-  /** The store's version now; every reply kept is dropped if it moved (or cannot be read). */
+  /** The store's version now; every reply cached is dropped if it moved (or cannot be read). */
   const versionChecked = () => {
     const now = versionNow();
     if (now !== version) {
@@ -105,7 +105,7 @@ export function createReplyCache(storeVersion: () => number, counted: (found: bo
     }
     return now;
   };
-  /** Whether the store's version is still the one the replies kept were made at. */
+  /** Whether the store's version is still the one the replies cached were made at. */
   const unchanged = () => {
     const before = version;
     const now = versionChecked();
@@ -119,9 +119,9 @@ export function createReplyCache(storeVersion: () => number, counted: (found: bo
       return unchanged();
     }));
   return {
-    peek: (key) => (key.length <= MAX_KEY_CHARS ? kept.get(key) : undefined),
+    peek: (key) => (key.length <= MAX_KEY_CHARS ? cached.get(key) : undefined),
     async confirm(key, reply) {
-      const current = (await checkedAtEndOfTurn()) && kept.get(key) === reply;
+      const current = (await checkedAtEndOfTurn()) && cached.get(key) === reply;
       if (current) counted(true);
       return current;
     },
@@ -131,19 +131,19 @@ export function createReplyCache(storeVersion: () => number, counted: (found: bo
         counted(false);
         return undefined;
       }
-      const reply = key.length <= MAX_KEY_CHARS ? kept.get(key) : undefined;
+      const reply = key.length <= MAX_KEY_CHARS ? cached.get(key) : undefined;
       counted(reply !== undefined);
       return { version: now, reply };
     },
-    keep(key, madeAt, reply) {
-      if (key.length > MAX_KEY_CHARS || reply.body.length > MAX_KEPT_BODY_CHARS || kept.has(key)) return;
+    add(key, madeAt, reply) {
+      if (key.length > MAX_KEY_CHARS || reply.body.length > MAX_CACHED_BODY_CHARS || cached.has(key)) return;
       if (madeAt !== version || versionNow() !== madeAt) return;
-      kept.set(key, reply);
-      keptChars += reply.body.length;
-      for (const [oldest, { body }] of kept) {
-        if (kept.size <= MAX_KEPT_REPLIES && keptChars <= MAX_KEPT_CHARS) break;
-        kept.delete(oldest);
-        keptChars -= body.length;
+      cached.set(key, reply);
+      cachedChars += reply.body.length;
+      for (const [oldest, { body }] of cached) {
+        if (cached.size <= MAX_CACHED_REPLIES && cachedChars <= MAX_CACHED_CHARS) break;
+        cached.delete(oldest);
+        cachedChars -= body.length;
       }
     },
   };

@@ -32,7 +32,7 @@ export interface RouterDeps {
   readonly metrics: Metrics;
   /** Where the per-client limits count. */
   readonly limiters: Limiters;
-  /** Replies of reads kept until the store changes, where the store can tell at once that it did (reply-cache.ts). */
+  /** Replies of reads cached until the store changes, where the store can tell at once that it did (reply-cache.ts). */
   readonly replyCache?: ReplyCache | undefined;
 }
 
@@ -46,10 +46,10 @@ const toKoaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 type SentReply = Omit<CachedReply, 'operationId'>;
 
 /**
- * Sends a handler's reply. `keep` is given the reply as sent, serialized, when it is whole: a 200 whose body
+ * Sends a handler's reply. `toCache` is given the reply as sent, serialized, when it is whole: a 200 whose body
  * is not a stream.
  */
-async function writeReply(ctx: Context, reply: AnyReply, keep?: (kept: SentReply) => void): Promise<void> {
+async function writeReply(ctx: Context, reply: AnyReply, toCache?: (sent: SentReply) => void): Promise<void> {
   const array = isAsyncIterable(reply.body);
   const body = array ? await jsonArray(reply.body) : reply.body;
   ctx.status = reply.status;
@@ -62,22 +62,22 @@ async function writeReply(ctx: Context, reply: AnyReply, keep?: (kept: SentReply
     // Headers are gone by the time a stream fails: cut the connection so the client sees a broken body,
     // never a short one that parses. Koa reports the error to app.on('error').
     body.once('error', (error) => ctx.res.destroy(error));
-  } else if (keep && reply.status === 200) {
-    // Serialized as Koa serializes an object body: the kept reply is the same bytes.
+  } else if (toCache && reply.status === 200) {
+    // Serialized as Koa serializes an object body: the cached reply is the same bytes.
     const text = typeof body === 'string' ? body : JSON.stringify(body);
-    keep({ status: reply.status, headers: { ...(reply.headers as Record<string, string> | undefined) }, contentType, body: text });
+    toCache({ status: reply.status, headers: { ...(reply.headers as Record<string, string> | undefined) }, contentType, body: text });
     ctx.body = text;
     return;
   }
   ctx.body = body;
 }
 
-/** Sends a kept reply, as writeReply sent it. */
-function writeCached(ctx: Context, kept: SentReply): void {
-  ctx.status = kept.status;
-  ctx.set(kept.headers);
-  ctx.set('Content-Type', kept.contentType);
-  ctx.body = kept.body;
+/** Sends a cached reply, as writeReply sent it. */
+function writeCached(ctx: Context, cached: SentReply): void {
+  ctx.status = cached.status;
+  ctx.set(cached.headers);
+  ctx.set('Content-Type', cached.contentType);
+  ctx.body = cached.body;
 }
 
 /** Names the operation (and its route) first, so that even a request refused before its handler is logged, measured and traced under it. */
@@ -103,7 +103,7 @@ const done = async () => {};
 
 /** What a Koa request holds for its operation's pipeline beyond Koa's own: the reply cache's lookup, when it found no reply. */
 interface OperationState {
-  keeping?: Lookup | undefined;
+  cacheLookup?: Lookup | undefined;
 }
 
 /** How the operation pipeline reads a Koa request (operation-pipeline.ts), for one operation. */
@@ -121,15 +121,15 @@ function koaTransport(route: RouteDefinition, deps: RouterDeps, guards: AuthGuar
     },
     authenticate: authenticate(route, deps.config, guards),
     raw: (ctx, body) => ({ path: ctx.params, query: queryOf(ctx), header: ctx.headers, body }),
-    // A reply kept for this request target was made from the same request and the store as it is now. Only
-    // GETs are kept: their request target names their operation.
+    // A reply cached for this request target was made from the same request and the store as it is now. Only
+    // GETs are cached: their request target names their operation.
     cachedReply:
       cache &&
       ((ctx) => {
         if (cache.bypassedBy.some((name) => ctx.req.headers[name] !== undefined)) return undefined;
         const lookup = cache.replies.lookup(ctx.url);
         if (lookup?.reply) return lookup.reply;
-        (ctx.state as OperationState).keeping = lookup;
+        (ctx.state as OperationState).cacheLookup = lookup;
         return undefined;
       }),
     handlerInput: (ctx, valid, principal) => new HandlerRequest(valid, principal, ctx.state.client as string, ctx.res),
@@ -160,12 +160,10 @@ function operationMiddleware(route: RouteDefinition, deps: RouterDeps, guards: A
     // already gathers the turn's writes (docs/decisions/reply-cache.md has the measurements).
     if (route.method === 'GET') await endOfTurn();
     // Not a search that stopped short when its store time ran out: the same request may find more (time-bound.ts).
-    const lookup = (ctx.state as OperationState).keeping;
-    const keep =
-      lookup && !isTimeBound(reply)
-        ? (sent: SentReply) => cache!.replies.keep(ctx.url, lookup.version, { ...sent, operationId: route.operationId })
-        : undefined;
-    await writeReply(ctx, reply, keep);
+    const lookup = (ctx.state as OperationState).cacheLookup;
+    const toCache =
+      lookup && !isTimeBound(reply) ? (sent: SentReply) => cache!.replies.add(ctx.url, lookup.version, { ...sent, operationId: route.operationId }) : undefined;
+    await writeReply(ctx, reply, toCache);
   };
 }
 
@@ -175,14 +173,14 @@ interface CachedReplies {
 }
 
 /**
- * The reply cache of an operation, if its replies may be kept (one of CACHED_OPERATIONS), and the headers whose
+ * The reply cache of an operation, if its replies may be cached (one of CACHED_OPERATIONS), and the headers whose
  * presence makes a request read the store instead. A credential would be missing from the key.
  */
 function cachedReplies(deps: RouterDeps, route: RouteDefinition): CachedReplies | undefined {
   const bypassedBy = CACHED_OPERATIONS.get(route.operationId);
   if (!deps.replyCache || bypassedBy === undefined) return undefined;
   if (route.method !== 'GET' || route.security.length > 0) {
-    throw new Error(`${route.operationId} has a reply that depends on more than its request target and the store: it cannot be kept`);
+    throw new Error(`${route.operationId} has a reply that depends on more than its request target and the store: it cannot be cached`);
   }
   return { replies: deps.replyCache, bypassedBy };
 }
@@ -201,7 +199,7 @@ function otherMethods(methods: readonly string[]): Middleware {
 }
 
 /**
- * What a request for a kept reply is checked with before the reply is sent again: the operation that made it,
+ * What a request for a cached reply is checked with before the reply is sent again: the operation that made it,
  * and that operation's check of its headers. Its path and query string are the request target the reply was
  * made for, checked in full then: the same bytes pass the same checks.
  */
@@ -211,7 +209,7 @@ interface CachedOperation {
 }
 
 /**
- * Answers a GET (or HEAD) whose reply is kept before the router matches it, and hands every other request to
+ * Answers a GET (or HEAD) whose reply is cached before the router matches it, and hands every other request to
  * the router. The reply was made for the same request target by the operation the router chose for it, and
  * would choose again (a route is a function of method and path); that operation's route middleware before
  * its handler is only a name for a GET. The request is named after it (logs, metrics, spans), its headers
@@ -237,7 +235,7 @@ function cachedFirst(replies: ReplyCache, operations: ReadonlyMap<string, Cached
 
 /**
  * Binds every operation of the generated route table to Koa, under the configured base path: the router's
- * middleware, after the replies kept (cachedFirst) where there are any.
+ * middleware, after the replies cached (cachedFirst) where there are any.
  */
 export function createRouter(deps: RouterDeps): Middleware {
   const options = { prefix: deps.config.basePath || undefined, strict: true, sensitive: true };
@@ -263,7 +261,7 @@ export function createRouter(deps: RouterDeps): Middleware {
   const writes = writeLimit(deps.config.writesPerMinute, deps.limiters, deps.metrics, deps.logger);
   const sandbox = deps.config.sandbox !== undefined;
   const cachedOperations = new Map<string, CachedOperation>();
-  // In sandbox mode, `Prefer: code=` is answered from the contract before the operation: never from a kept reply.
+  // In sandbox mode, `Prefer: code=` is answered from the contract before the operation: never from a cached reply.
   const bypassedBy = new Set(sandbox ? ['prefer'] : []);
   for (const route of routes) {
     // The route table has the sandbox variant's operations: one this server's contract does not have (a
