@@ -16,7 +16,7 @@ const MAX_CACHED_ROWS = 100;
  *
  * It caches its answers until the store changes: a page read again costs SQLite far more than the check that
  * nothing changed, one read of the WAL index's header, which sees any committed write at once
- * (docs/decisions/sqlite-wal-index-version.md).
+ * (docs/decisions/sqlite-reader-answers.md).
  */
 export function sqliteReader(filename: string, timeouts: StoreTimeouts, cacheKib: number): SqliteReader {
   const database = new SqliteDatabase(filename, { readonly: true, fileMustExist: true });

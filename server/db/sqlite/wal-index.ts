@@ -8,7 +8,7 @@ import { StoreFault } from '../outage.js';
 // file SQLite maps into every connection's memory (https://www.sqlite.org/walformat.html#the_wal_index_header):
 // it counts the transactions (iChange), the last valid frame (mxFrame) and its checksum. Reading the header's
 // bytes is one pread of the page the writer's commit already updated in memory, and takes no lock.
-// Measurements: docs/decisions/sqlite-wal-index-version.md.
+// Measurements: docs/decisions/sqlite-reader-answers.md.
 
 /** The WAL-index header, twice (SQLite writes the second copy, then the first): the bytes compared. */
 const HEADERS_BYTES = 96;
