@@ -63,12 +63,6 @@ const ROWS = {
 const ALL_PARTS = [
   { part: 'reply cache', patch: 'reply-cache', rows: ['GET one user (B)', 'GET page (A)', 'GET full list (B)'], judged: ['rps'] },
   { part: 'per-turn sending', patch: 'per-turn-sending', rows: ['GET one user (B)', 'GET page (A)', 'GET one user, random ids (B)'], judged: ['rps', 'p99'] },
-  {
-    part: 'WAL-index header read',
-    patch: 'wal-index-version',
-    rows: ['GET one user (B)', 'GET one user (B), 1 connection', 'GET one user, random ids (B)'],
-    judged: ['rps'],
-  },
   { part: "reader's answer cache", patch: 'reader-answer-cache', rows: ['GET one user, If-None-Match (B)', 'GET page, random pages (A)'], judged: ['rps'] },
   {
     part: 'compiled-query caches',

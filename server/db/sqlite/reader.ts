@@ -3,7 +3,6 @@ import type { CompiledQuery } from 'kysely';
 import type { StoreTimeouts } from '../../config.js';
 import type { Keyed, SqliteReader } from '../dialect-support.js';
 import { withStatementCache } from './dialect.js';
-import { walIndexVersion } from './wal-index.js';
 
 /** Answers of the SQLite reader cached until the store changes: at most this many, each of at most MAX_CACHED_ROWS rows. */
 const MAX_CACHED_ANSWERS = 256;
@@ -15,8 +14,7 @@ const MAX_CACHED_ROWS = 100;
  * behind any write's transaction on the one connection writes share.
  *
  * It caches its answers until the store changes: a page read again costs SQLite far more than the check that
- * nothing changed, one read of the WAL index's header, which sees any committed write at once
- * (docs/decisions/sqlite-reader-answers.md).
+ * nothing changed, SQLite's data_version, which sees any committed write at once.
  */
 export function sqliteReader(filename: string, timeouts: StoreTimeouts, cacheKib: number): SqliteReader {
   const database = new SqliteDatabase(filename, { readonly: true, fileMustExist: true });
@@ -24,14 +22,11 @@ export function sqliteReader(filename: string, timeouts: StoreTimeouts, cacheKib
   // Searches read here: as many of the file's pages held in memory as the connection that writes holds.
   database.pragma(`cache_size = -${cacheKib}`);
   const statements = withStatementCache(database);
-  // Changes whenever another connection commits, this process's writer or another process's: read before
-  // each select, it says whether the answers cached since are still the store's. From the WAL index's header
-  // where it is the one SQLite documents (wal-index.ts: a pread, no lock); otherwise SQLite's own
-  // (https://www.sqlite.org/pragma.html#pragma_data_version), which the first read also opens the index for.
+  // Changes whenever another connection commits, this process's writer or another process's
+  // (https://www.sqlite.org/pragma.html#pragma_data_version): read before each select, it says whether the
+  // answers cached since are still the store's.
   const dataVersion = database.prepare('pragma data_version').pluck();
-  dataVersion.get();
-  const walIndex = walIndexVersion(filename);
-  const storeVersion = walIndex ? walIndex.read : () => dataVersion.get() as number;
+  const storeVersion = () => dataVersion.get() as number;
   let version: unknown;
   const answers = new Map<string, readonly unknown[]>();
   const readUncached = <Row>({ sql: text, parameters }: CompiledQuery<Row>): Row[] => statements.prepare(text).all(parameters) as Row[];
@@ -57,9 +52,6 @@ export function sqliteReader(filename: string, timeouts: StoreTimeouts, cacheKib
     },
     readUncached,
     storeVersion,
-    close: () => {
-      walIndex?.close();
-      database.close();
-    },
+    close: () => database.close(),
   };
 }

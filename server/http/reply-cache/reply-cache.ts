@@ -1,6 +1,6 @@
 // Replies of reads cached, serialized, until the store changes: a page read again costs its handler, mapping,
-// links and JSON each time, where the check that the store is as it was is one read of SQLite's WAL index
-// (server/db/sqlite/wal-index.ts). Only where the store can say so at once
+// links and JSON each time, where the check that the store is as it was is one statement, SQLite's
+// data_version (server/db/sqlite/reader.ts), for all the requests of a turn. Only where the store can say so at once
 // (SQLite's reader: any commit, by this process or another, changes its version); elsewhere (PostgreSQL)
 // nothing is cached.
 //
