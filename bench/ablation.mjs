@@ -35,8 +35,6 @@ const ROWS = {
   'GET one user (B), 1 connection': { store: 'small', path: '/users/2', connections: 1 },
   'GET page (A)': { store: 'small', path: READS['GET page (shape A)'].service },
   'GET full list (B)': { store: 'small', path: '/users' },
-  // A frontend that holds the user asks again with its ETag: answered 304, never from the reply cache.
-  'GET one user, If-None-Match (B)': { store: 'small', path: '/users/2', etag: true },
   'GET search, new text each time (B)': { store: 'small', path: '/users?q=mira{id}&limit=12', randomIds: 1_000_000 },
   'POST a user (B)': { store: 'small', path: '/users', method: 'POST', body: shapeBBody },
   'PUT a user (B)': { store: 'small', path: '/users/2', method: 'PUT', body: shapeBBody },
@@ -50,9 +48,6 @@ const ROWS = {
   'GET one user, random ids (B)': { store: 'large', path: '/users/{id}', randomIds: LARGE },
   // Pages by number reach the first 10,000 users (page × per_page ≤ 10,000): 1,666 pages, more than the replies cached.
   'GET page, random pages (A)': { store: 'large', path: '/api/users?page={id}&per_page=6', randomIds: 1_666 },
-  // A search of a new text each time on a large store: where its examination of users in order ends does not
-  // depend on the text, and is a cached answer of the reader (server/db/user-lists.ts).
-  'GET search, new text each time (B), large store': { store: 'large', path: '/users?q=mira{id}&limit=12', randomIds: 1_000_000, connections: 10 },
   // Reads while 10 connections search for two letters (fewer than a trigram: each search examines every user).
   'GET one user beside 2-letter searches (B)': {
     store: 'large',
@@ -66,12 +61,6 @@ const ROWS = {
 const ALL_PARTS = [
   { part: 'reply cache', patch: 'reply-cache', rows: ['GET one user (B)', 'GET page (A)', 'GET full list (B)'], judged: ['rps'] },
   { part: 'per-turn sending', patch: 'per-turn-sending', rows: ['GET one user (B)', 'GET page (A)', 'GET one user, random ids (B)'], judged: ['rps', 'p99'] },
-  {
-    part: "reader's answer cache",
-    patch: 'reader-answer-cache',
-    rows: ['GET one user, If-None-Match (B)', 'GET page, random pages (A)', 'GET search, new text each time (B), large store'],
-    judged: ['rps'],
-  },
   {
     part: 'compiled-query caches',
     patch: 'compiled-queries',
@@ -115,9 +104,7 @@ const median = (values) => {
 
 /** One wrk run of a row, after a second of warm-up; with `beside`, while that load runs too. */
 async function measureRow(url, row) {
-  const headers = {};
-  if (row.etag) headers['If-None-Match'] = (await fetch(`${url}${row.path}`)).headers.get('etag');
-  const options = { method: row.method, body: row.body, headers, connections: row.connections, randomIds: row.randomIds };
+  const options = { method: row.method, body: row.body, connections: row.connections, randomIds: row.randomIds };
   const besides = row.beside && wrkInBackground(`${url}${row.beside.path}`, { ...row.beside, seconds: SECONDS + 2 });
   wrk(`${url}${row.path}`, { ...options, seconds: 1 });
   const run = wrk(`${url}${row.path}`, { ...options, seconds: SECONDS });

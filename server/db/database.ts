@@ -1,7 +1,7 @@
 import { Kysely, sql, type CompiledQuery, type KyselyConfig } from 'kysely';
 import type { QueryEvent } from '../tracing.js';
 import type { DatabaseConfig, StoreTimeouts } from '../config.js';
-import type { DialectSupport, ReadCached, SearchIndex } from './dialect-support.js';
+import type { DialectSupport, SearchIndex } from './dialect-support.js';
 import { migrateSchema, SchemaMismatch } from './migrate.js';
 import { postgresOutage, sqliteOutage } from './outage.js';
 import type { SharedCounts } from './postgres/counts.js';
@@ -39,13 +39,7 @@ export interface Database {
    * transaction, and it sees every committed write (WAL). Undefined where selects go through Kysely: on
    * PostgreSQL, on a store in memory (a second connection would be another store), and when queries are traced.
    */
-  readonly readCached: ReadCached | undefined;
-  /**
-   * Runs a select at once on the same connection as readCached, and keeps no answer: a search's statements, which
-   * read a bounded part of the store each, and whose complete replies are kept whole (server/http/reply-cache/).
-   * Undefined where readCached is.
-   */
-  readonly readUncached: (<Row>(query: CompiledQuery<Row>) => Row[]) | undefined;
+  readonly read: (<Row>(query: CompiledQuery<Row>) => Row[]) | undefined;
   /**
    * The store's version, read at once where the store can tell (the SQLite reader: it changes with every
    * commit, of this process or another): equal twice, nothing was committed in between. Undefined elsewhere.
@@ -67,7 +61,7 @@ export interface OpenOptions {
   readonly timeouts?: StoreTimeouts;
   readonly onConnectionFault?: ConnectionFault;
   readonly onQuery?: (event: QueryEvent) => void;
-  /** Opened to write alone (a writer thread): no reader (Database.readCached), whose connection it would never use. */
+  /** Opened to write alone (a writer thread): no reader (Database.read), whose connection it would never use. */
   readonly writesOnly?: boolean;
 }
 
@@ -131,8 +125,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     sharedCounters,
     searchIndex,
     searchConnections,
-    readCached: reader?.readCached,
-    readUncached: reader?.readUncached,
+    read: reader?.read,
     storeVersion: reader?.storeVersion,
     close,
   };

@@ -7,19 +7,6 @@ import type { Write } from './write.js';
 // What each dialect's folder (sqlite/, postgres/) supplies to open a store, and the reads it offers.
 
 /**
- * A select run synchronously: its rows. Given as compiled, its answer is cached under its SQL and parameters;
- * given as a key that names it wholly and a way to compile it, under the key, and compiled only when no
- * answer is cached (building a Kysely query costs more than SQLite takes to answer it).
- */
-export type ReadCached = <Row>(query: CompiledQuery<Row> | Keyed<Row>) => Row[];
-
-/** A select named by a key of the caller's (which must not begin with `select`), compiled on demand. */
-export interface Keyed<Row> {
-  readonly key: string;
-  compile(): CompiledQuery<Row>;
-}
-
-/**
  * A trigram index of the users' folded names and addresses (the text of a search is folded too). A search
  * asks it for the users that hold its text, at most a number of them: the index narrows the users by a few
  * trigrams (so that a lookup reads the entries of few trigrams, whatever the text), and where that is not
@@ -77,8 +64,8 @@ export interface IndexLookup {
 
 /** The SQLite reader: its selects, and the version they read. */
 export interface SqliteReader {
-  readonly readCached: ReadCached;
-  readonly readUncached: <Row>(query: CompiledQuery<Row>) => Row[];
+  /** Runs a select at once and gives its rows. */
+  readonly read: <Row>(query: CompiledQuery<Row>) => Row[];
   readonly storeVersion: () => number;
   close(): void;
 }
@@ -109,6 +96,6 @@ export interface DialectSupport {
   /** The substring index, once the schema is migrated (PostgreSQL's exists only where pg_trgm could be had). */
   searchIndex(db: Kysely<Tables>): Promise<SearchIndex | undefined>;
   readonly searchConnections: number;
-  /** Opens the store's reader (see Database.readCached), once the schema is migrated; undefined: none. */
+  /** Opens the store's reader (see Database.read), once the schema is migrated; undefined: none. */
   reader(): SqliteReader | undefined;
 }

@@ -16,7 +16,7 @@ export const COUNT_SCAN_ROWS = 4000;
 export const SEARCHES_PER_TURN = 4;
 /**
  * Highest id of a store whose searches examine every user rather than ask the substring index, where the
- * store says at once (Database.readCached): so small a store is examined whole for less than the index's four
+ * store says at once (Database.read): so small a store is examined whole for less than the index's four
  * statements cost (how common its trigrams are; the matches; those that hold it all; the page). Timed in the
  * process: docs/benchmarks.md.
  */

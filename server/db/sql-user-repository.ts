@@ -68,17 +68,17 @@ function compiledOnce<Row>(query: Compilable<Row>) {
 }
 
 /**
- * A select compiled once, run on the store's reader where it has one (Database.readCached: at once, without
+ * A select compiled once, run on the store's reader where it has one (Database.read: at once, without
  * Kysely), otherwise as compiledOnce does. Only for selects outside a transaction: the reader sees what is
  * committed, not a transaction's own changes.
  */
-function compiledRead<Row>(query: Compilable<Row>, { db, readCached }: Pick<Database, 'db' | 'readCached'>) {
-  if (readCached === undefined) {
+function compiledRead<Row>(query: Compilable<Row>, { db, read }: Pick<Database, 'db' | 'read'>) {
+  if (read === undefined) {
     const run = compiledOnce(query);
     return (...parameters: unknown[]) => run(db, ...parameters);
   }
   const compiled = query.compile();
-  return async (...parameters: unknown[]): Promise<Row[]> => readCached({ ...compiled, parameters });
+  return async (...parameters: unknown[]): Promise<Row[]> => read({ ...compiled, parameters });
 }
 
 /** The users of the stretches a list walks, one at a time. */
@@ -159,8 +159,7 @@ export function createUserRepository(database: Database, options: ListOptions = 
     ...options,
     searchIndex: database.searchIndex,
     searchConnections: database.searchConnections,
-    readCached: database.readCached,
-    readUncached: database.readUncached,
+    read: database.read,
   });
   const count = async (filter: UserFilter = {}): Promise<Tally> =>
     unfiltered(filter) ? { total: await guard(countAll), exact: true } : lists.countMatching(filter);

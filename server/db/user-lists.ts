@@ -1,18 +1,8 @@
 import { sql, type Compilable, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { nextTurn } from '../domain/next-turn.js';
-import {
-  foldCase,
-  keysOf,
-  orderText,
-  SEARCH_COUNT_REACH,
-  searchTally,
-  type ListPosition,
-  type OrderKeys,
-  type UserFilter,
-  type UserOrder,
-} from '../domain/user-query.js';
+import { foldCase, keysOf, SEARCH_COUNT_REACH, searchTally, type ListPosition, type OrderKeys, type UserFilter, type UserOrder } from '../domain/user-query.js';
 import type { ListedUser, Tally, UserSlice } from '../domain/user.js';
-import type { ReadCached, SearchIndex } from './dialect-support.js';
+import type { SearchIndex } from './dialect-support.js';
 import {
   beyond,
   byEmail,
@@ -52,10 +42,8 @@ export interface ListOptions {
   readonly searchIndex?: SearchIndex | undefined;
   /** Searching statements that may run at once (unbounded when not given; see Database.searchConnections). */
   readonly searchConnections?: number;
-  /** The store's reader, if it has one (Database.readCached): statements that do not search run there. */
-  readonly readCached?: ReadCached | undefined;
-  /** The same reader, without keeping answers (Database.readUncached): a search's statements run there. */
-  readonly readUncached?: (<Row>(query: CompiledQuery<Row>) => Row[]) | undefined;
+  /** The store's reader, if it has one (Database.read): every statement of a list runs there. */
+  readonly read?: (<Row>(query: CompiledQuery<Row>) => Row[]) | undefined;
 }
 
 /** List queries over the users table; `guard` translates store outages. */
@@ -66,22 +54,18 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     maxWaiting: options.searchQueue ?? SEARCHES_WAITING,
     maxWaitingPerAsker: options.searchQueuePerClient ?? 0,
   });
-  const { readCached, readUncached } = options;
+  const { read } = options;
   /**
    * The rows of a search's statement, compiled: at once on the store's reader where it has one, without
    * Kysely's driver (its connection's mutex and the awaits around each statement), else through Kysely.
    */
   const searchRows = <Row>(query: CompiledQuery<Row>): Promise<Row[]> =>
-    readUncached === undefined ? db.executeQuery(query).then((result) => result.rows) : new Promise((resolve) => resolve(readUncached(query)));
+    read === undefined ? db.executeQuery(query).then((result) => result.rows) : new Promise((resolve) => resolve(read(query)));
   /** One statement of a search, when its turn comes. */
   const searchStatement = <T>(search: UserFilter, statement: () => Promise<T>) => turnstile(search, () => guard(statement));
-  /**
-   * The rows of a statement that does not search: on the store's reader where it has one, whose answer is
-   * cached until the store changes under `key`, which names everything the statement depends on; the statement
-   * is built only when no answer is cached (building it costs more than SQLite takes to answer a page).
-   */
-  const cachedRows = <Row>(key: readonly unknown[], statement: () => Compilable<Row> & { execute(): Promise<Row[]> }): Promise<Row[]> =>
-    readCached === undefined ? statement().execute() : Promise.resolve(readCached({ key: JSON.stringify(key), compile: () => statement().compile() }));
+  /** The rows of a statement that does not search: on the store's reader where it has one, else through Kysely. */
+  const storeRows = <Row>(statement: () => Compilable<Row> & { execute(): Promise<Row[]> }): Promise<Row[]> =>
+    read === undefined ? statement().execute() : new Promise((resolve) => resolve(read(statement().compile())));
   const index = options.searchIndex;
   type Matches = RawBuilder<{ match_id: number }>;
   /** The index's matches of a search, and where the store reads them by id, their ids in ascending order (keptMatches.byId). */
@@ -104,9 +88,9 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     if (found === undefined) {
       found = (async (): Promise<Found | undefined> => {
         if (index === undefined || filter.search === undefined || filter.email !== undefined) return undefined;
-        if (readCached !== undefined) {
+        if (read !== undefined) {
           const statement = () => db.selectFrom('users').select((eb) => eb.fn.max('id').as('top'));
-          const [{ top }] = (await guard(() => cachedRows(['top'], statement))) as [{ top: number | null }];
+          const [{ top }] = (await guard(() => storeRows(statement))) as [{ top: number | null }];
           if ((top ?? 0) <= EXAMINED_WHOLE_IDS) return undefined;
         }
         const text = foldCase(filter.search);
@@ -257,9 +241,8 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
         // The index's matches hold the text already: only their order and the position are left to apply.
         const statement = () => candidates(filter, order, from, backwards, matching).select(LISTED_COLUMNS).limit(batch);
         if (matching === undefined && !first) await nextTurn();
-        const key = ['walk', filter.email, orderText(order), from, backwards, batch];
         const users = (
-          matching !== undefined ? await searchStatement(filter, () => searchRows(statement().compile())) : await guard(() => cachedRows(key, statement))
+          matching !== undefined ? await searchStatement(filter, () => searchRows(statement().compile())) : await guard(() => storeRows(statement))
         ).map(toListedUser);
         if (users.length < batch) {
           yield { users };
@@ -289,15 +272,13 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
           );
           const users = shown.map(toListedUser);
           if (users.length === batch) return [users, keysOf(users[batch - 1]!, order)] as const;
-          // Where the users examined end does not depend on the text: kept until the store changes, on a store
-          // that keeps answers (new texts searched from the same position ask it once).
-          const key = ['examined up to', filter.email, orderText(order), from, backwards];
+          // Where the users examined end.
           const lastStatement = () =>
             candidates(filter, order, from, backwards)
               .select(['id', 'email_key', 'first_name_key', 'last_name_key'])
               .offset(SEARCH_SCAN_ROWS - 1)
               .limit(1);
-          const [lastExamined] = await cachedRows(key, lastStatement);
+          const [lastExamined] = await storeRows(lastStatement);
           return [users, lastExamined && keysOfRow(lastExamined, order)] as const;
         });
         if (last === undefined) {
@@ -339,7 +320,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
       // Without a search the store skips rows itself, along an index; a search has to examine each user.
       if (filter.search === undefined) {
         const statement = () => candidates(filter, order, undefined, false).select(LISTED_COLUMNS).limit(limit).offset(offset);
-        return { users: (await guard(() => cachedRows(['at', filter.email, orderText(order), offset, limit], statement))).map(toListedUser) };
+        return { users: (await guard(() => storeRows(statement))).map(toListedUser) };
       }
       return take(filter, order, undefined, limit, offset);
     },
@@ -350,7 +331,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
     async countMatching(filter: UserFilter): Promise<Tally> {
       if (filter.search === undefined) {
         const statement = () => byEmail(db.selectFrom('users'), filter).select((eb) => eb.fn.countAll<number | string>().as('n'));
-        const [{ n }] = (await guard(() => cachedRows(['count', filter.email], statement))) as [{ n: number | string }];
+        const [{ n }] = (await guard(() => storeRows(statement))) as [{ n: number | string }];
         return { total: Number(n), exact: true };
       }
       const found = await lookUp(filter);

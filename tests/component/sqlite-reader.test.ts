@@ -2,14 +2,15 @@ import SqliteDatabase from 'better-sqlite3';
 import { buildUserInput } from '../support/builders.js';
 import { useTestServer } from '../support/test-server.js';
 
-// On SQLite, selects run on a read-only connection that caches its answers until the store changes
-// (server/db/sqlite/reader.ts). No answer cached may outlive a committed write: this process's own
-// (through the API) or another's (here, a second connection to the file, as another worker or instance is).
+// On SQLite, selects run on a read-only connection of their own (server/db/sqlite/reader.ts), and whole
+// replies are cached over the store's version it reads (server/http/reply-cache/). No read may miss a
+// committed write: this process's own (through the API) or another's (here, a second connection to the file,
+// as another worker or instance is).
 
 const sut = useTestServer({ dialect: 'sqlite', env: { SEED_DEMO_DATA: 'true' } });
 const ids = (users: Array<{ id: number }>) => users.map((user) => user.id);
 
-test('a write through the API is in the next answer of every read that was cached', async () => {
+test('a write through the API is in the next answer of every read that was answered before', async () => {
   const paths = ['/users', '/users?limit=50', '/api/users?page=1&per_page=50'];
   const before = await Promise.all(paths.map((path) => sut.api.get(path)));
   const again = await Promise.all(paths.map((path) => sut.api.get(path)));
@@ -53,7 +54,7 @@ test('a write committed by another connection to the file is read at once', asyn
   expect(ids(after)).toEqual(ids(page));
 });
 
-test('an answer cached is whole every time it is given (a list consumes the rows it sends)', async () => {
+test('a list read again is whole every time it is given (a list consumes the rows it sends)', async () => {
   const first = (await sut.api.get('/users')).body as unknown[];
   expect(first.length).toBeGreaterThan(1);
   for (let i = 0; i < 3; i++) expect((await sut.api.get('/users')).body).toEqual(first);
