@@ -16,7 +16,7 @@ import { writeBetweenMarkers } from './tables.mjs';
 
 const ROUNDS = Number(process.env.ABLATION_ROUNDS ?? 3);
 const SECONDS = Number(process.env.ABLATION_SECONDS ?? 4);
-/** Users of the large store: past the reply cache's 256 replies and the reader's 256 answers. */
+/** Users of the large store: more than the reply cache's 256 replies hold. */
 const LARGE = 100_000;
 /**
  * How much later each sync returns on the slow disk (strace holds the service's fsync and fdatasync): about

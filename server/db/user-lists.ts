@@ -272,7 +272,7 @@ export function createUserLists(db: Kysely<Tables>, guard: <T>(work: () => Promi
           );
           const users = shown.map(toListedUser);
           if (users.length === batch) return [users, keysOf(users[batch - 1]!, order)] as const;
-          // Where the users examined end.
+          // The batch is not full: the next statement starts after the last user this one examined, whatever the text.
           const lastStatement = () =>
             candidates(filter, order, from, backwards)
               .select(['id', 'email_key', 'first_name_key', 'last_name_key'])
