@@ -1,6 +1,6 @@
 import { changeUser, createUserRecordsClient, pages, sortFields, type ListPath, type ListQuery } from '../../client/src/index.js';
 import { loadContract } from '../../server/http/contract/ajv-contract.js';
-import { freePort } from '../support/prism.js';
+import { freePort } from '../support/ports.js';
 import { TEST_CREDENTIALS, useTestServer, withTestServer } from '../support/test-server.js';
 
 // The client package against the real server: nothing is faked; a recording fetch only watches.

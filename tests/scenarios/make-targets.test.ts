@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { contractCheckingFetch } from '../support/checking-fetch.js';
-import { freePort } from '../support/prism.js';
+import { freePort } from '../support/ports.js';
 import { SANDBOX_RESET } from '../support/sandbox-reset.js';
 import { hashPassword } from '../../server/password-hash.js';
 

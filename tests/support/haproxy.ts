@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './prism.js';
+import { freePort } from './ports.js';
 import { commandRuns, toolReady } from './system-tools.js';
 
 // A real HAProxy (Debian's, 2.6) running deploy/haproxy.cfg, the file compose.yaml uses, with the instances'

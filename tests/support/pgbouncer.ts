@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './prism.js';
+import { freePort } from './ports.js';
 import { commandRuns, toolReady } from './system-tools.js';
 import { postgresQuery, type TestStore } from './test-store.js';
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { CONTRACT_FILE, SANDBOX_CONTRACT_FILE } from '../../server/http/contract/contract-file.js';
+import { freePort } from './ports.js';
 
 const PRISM = fileURLToPath(new URL('../../node_modules/@stoplight/prism-cli/dist/index.js', import.meta.url));
 
@@ -9,18 +9,6 @@ const PRISM = fileURLToPath(new URL('../../node_modules/@stoplight/prism-cli/dis
 export interface PrismProcess {
   readonly url: string;
   stop(): Promise<void>;
-}
-
-/** A port that was free a moment ago (Prism cannot listen on port 0 and report it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function waitForListening(child: ChildProcess, url: string): Promise<void> {

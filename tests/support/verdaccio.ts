@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './prism.js';
+import { freePort } from './ports.js';
 
 // A real npm registry on loopback (Verdaccio, from npm), to publish the kit to and install it from, as a
 // frontend team installs from their registry. It serves only what is published to it (`@user-records/*`);

@@ -3,7 +3,7 @@ import { expectBulkSearchesFound } from '../support/bulk-searches.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { STALL_BOUND_MS, startProbe, timedGet } from '../support/liveness-probe.js';
 import { counterValue } from '../support/fault-load.js';
-import { freePort } from '../support/prism.js';
+import { freePort } from '../support/ports.js';
 import { until } from '../support/raw-connections.js';
 import { createTestStore, type TestStore } from '../support/test-store.js';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { freePort } from '../support/prism.js';
+import { freePort } from '../support/ports.js';
 import { haproxyAvailable, startHAProxy, type HAProxy, type HAProxyOptions } from '../support/haproxy.js';
 import { requestFrom } from '../support/request-from.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
