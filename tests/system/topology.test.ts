@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { freePort } from '../support/ports.js';
+import { slotPort } from '../support/ports.js';
 import { haproxyAvailable, startHAProxy, type HAProxy, type HAProxyOptions } from '../support/haproxy.js';
 import { requestFrom } from '../support/request-from.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
@@ -65,7 +65,7 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
       url: bouncer.url(database),
       drop: async () => void (await postgresQuery(`drop database if exists ${database} with (force)`)),
     };
-    for (const slot of SLOTS) ports[slot] = await freePort();
+    for (const slot of SLOTS) ports[slot] = await slotPort();
     env = {
       DATABASE_POOL_MODE: 'transaction',
       TRUST_PROXY: '1',
