@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import { SchemaMismatch } from '../db/migrate.js';
 import { refusedStartupParameter } from '../db/postgres/pool.js';
+import { UnfinishedRestore } from '../db/sqlite/restore-marker.js';
 import type { Logger } from '../logger.js';
 
 // What stops the service from starting, said in one line a person can act on: the setting to change, or what
@@ -38,7 +39,7 @@ function poolerFailure(error: unknown): string | undefined {
 
 /** The line to show for a failure to start, or undefined when the service cannot explain it (a bug: keep the stack). */
 export function startFailureLine(error: unknown, config: Pick<Config, 'port' | 'host'>): string | undefined {
-  if (error instanceof StartFailure || error instanceof SchemaMismatch) return error.message;
+  if (error instanceof StartFailure || error instanceof SchemaMismatch || error instanceof UnfinishedRestore) return error.message;
   return listenFailure(error, config) ?? poolerFailure(error);
 }
 

@@ -1,9 +1,9 @@
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 
-// Online backup and restore of a SQLite store (npm run backup / npm run restore). PostgreSQL's are pg_dump
-// and pg_restore (docs/deployment.md).
+// Online backup of a SQLite store (npm run backup), and the checks a backup passes; restore.ts puts one back.
+// PostgreSQL's are pg_dump and pg_restore (docs/deployment.md).
 
 /** A backup or restore that cannot be made; its message is the line to show. */
 export class BackupFailure extends Error {
@@ -17,7 +17,7 @@ export interface BackupSummary {
 }
 
 /** Opens `file` read-only and checks that it is a whole store of this service: integrity, users, migrations. */
-function checkStore(file: string): BackupSummary {
+export function checkStore(file: string): BackupSummary {
   let database: SqliteDatabase.Database;
   try {
     database = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
@@ -42,29 +42,46 @@ function checkStore(file: string): BackupSummary {
   }
 }
 
-/** Writes `file` and its folder to disk. */
-function sync(file: string): void {
-  for (const path of [file, dirname(file)]) {
-    const fd = openSync(path, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+/** Writes a file, or a folder's list of names, to disk. */
+function syncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
+
+/** Writes to disk the folder that holds `file`: a name made, renamed or removed there survives a power loss. */
+export const syncFolder = (file: string) => syncPath(dirname(file));
 
 /**
  * Copies the store `filename` to `destination` while the service runs and writes: VACUUM INTO reads one
  * snapshot (a read transaction, which in WAL mode holds up no writer) and writes it compacted. Every write
- * committed before the backup began is in it. Written under a temporary name, synced, then renamed, so a
- * backup that stops half way never stands under the name asked for; an existing file is never overwritten.
+ * committed before the backup began is in it. Written under a temporary name made for this backup alone,
+ * synced, then renamed, so a backup that stops half way never stands under the name asked for; an existing file
+ * is never overwritten. The backup holds personal data: its folder is made for its owner, and it is readable by
+ * its owner only.
  */
 export function backupSqlite(filename: string, destination: string): BackupSummary {
   if (existsSync(destination)) throw new BackupFailure(`${destination} exists: name a new file (a backup never overwrites one)`);
   if (!existsSync(filename)) throw new BackupFailure(`${filename} does not exist: DATABASE_URL names no store here`);
+  try {
+    mkdirSync(dirname(destination), { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new BackupFailure(`cannot make the folder ${dirname(destination)}: ${(error as Error).message}`);
+  }
   const partial = `${destination}.partial`;
-  rmSync(partial, { force: true });
+  try {
+    // VACUUM INTO writes into an empty file as into a new one, and keeps its mode.
+    closeSync(openSync(partial, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new BackupFailure(
+        `${partial} exists: a backup to ${destination} is under way, or one stopped half way. If none runs, remove it and back up again.`,
+      );
+    throw new BackupFailure(`cannot write ${partial}: ${(error as Error).message}`);
+  }
   const source = new SqliteDatabase(filename, { readonly: true, fileMustExist: true });
   try {
     source.pragma('busy_timeout = 5000');
@@ -75,26 +92,8 @@ export function backupSqlite(filename: string, destination: string): BackupSumma
   } finally {
     source.close();
   }
-  sync(partial);
+  syncPath(partial);
   renameSync(partial, destination);
-  sync(destination);
+  syncFolder(destination);
   return checkStore(destination);
-}
-
-/**
- * Replaces the store `filename` with the backup `backup`, after checking the backup is a whole store of this
- * service. SQLite's backup API writes it into the store through SQLite's own locking (the store's WAL
- * included). The service must be stopped meanwhile: it would keep what it had read before.
- */
-export async function restoreSqlite(backup: string, filename: string): Promise<BackupSummary> {
-  const summary = checkStore(backup);
-  const source = new SqliteDatabase(backup, { readonly: true, fileMustExist: true });
-  try {
-    await source.backup(filename);
-  } catch (error) {
-    throw new BackupFailure(`could not restore into ${filename}: ${(error as Error).message}`);
-  } finally {
-    source.close();
-  }
-  return summary;
 }

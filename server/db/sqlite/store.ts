@@ -7,6 +7,7 @@ import type { DialectSupport } from '../dialect-support.js';
 import { sqliteOutage, StoreFault } from '../outage.js';
 import { MultiProcessSqliteDialect, withStatementCache } from './dialect.js';
 import { groupCommit } from './group-commit.js';
+import { refuseUnfinishedRestore } from './restore-marker.js';
 import { sqliteReader } from './reader.js';
 import { sqliteSearchIndex } from './search-index.js';
 
@@ -39,6 +40,16 @@ export function sqlite(filename: string, timeouts: StoreTimeouts): DialectSuppor
   // WAL lets readers run beside the writer; FULL syncs the log on every commit, so an acknowledged write
   // survives a power loss as well as a crash (https://www.sqlite.org/pragma.html#pragma_synchronous).
   database.pragma('journal_mode = WAL');
+  // Now that this connection holds the store (every open connection in WAL mode does), a restore that begins
+  // refuses it; one that began earlier has left its marker.
+  if (filename !== ':memory:') {
+    try {
+      refuseUnfinishedRestore(filename);
+    } catch (error) {
+      database.close();
+      throw error;
+    }
+  }
   database.pragma('synchronous = FULL');
   database.pragma(`busy_timeout = ${timeouts.statementMs}`);
   database.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
