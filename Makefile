@@ -38,7 +38,7 @@ BUILT := dist/.built
 SOURCES := $(shell find server generated -name '*.ts') openapi/user-records.yaml generated/user-records.sandbox.yaml tsconfig.json tsconfig.build.json scripts/bundle.mjs scripts/copy-contract.mjs
 JEST_FLAGS ?=
 
-.PHONY: help install contract-gate release-contract chromium container-tools deploy-tools fault-tools image generate check-generated lint layers typecheck build client run mock sandbox test bench audit-lists clean
+.PHONY: help install contract-gate release-contract chromium container-tools deploy-tools fault-tools image generate check-generated lint layers typecheck build client run start migrate backup restore hash-password mock sandbox test bench audit-lists clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -149,6 +149,29 @@ WITH_PASSWORD = if [ -z "$$BASIC_AUTH_PASSWORD_HASH" ]; then export BASIC_AUTH_P
 run: build ## Start the server on SQLite with demo data (http://127.0.0.1:3000)
 	@$(WITH_PASSWORD); BASIC_AUTH_USERNAME='$(BASIC_AUTH_USERNAME)' $(USERS) \
 	PORT='$(PORT)' DATABASE_URL='$(DATABASE_URL)' exec npm start --silent
+
+# The operator's commands (docs/deployment.md), on the Node this Makefile runs (the machine's own from 22 on, or
+# the pinned one): the service as in production, with the environment's settings and no development defaults;
+# and its tools, on the store DATABASE_URL names (make run's by default).
+start: build ## Start the server as in production, with the environment's settings alone (docs/operations.md)
+	exec npm start --silent
+
+migrate: build ## Bring the schema of the store DATABASE_URL names up to date, and exit
+	DATABASE_URL='$(DATABASE_URL)' npm run --silent migrate
+
+backup: build ## Back up the SQLite store DATABASE_URL names into FILE (make backup FILE=backups/users.sqlite)
+	$(if $(FILE),,$(error name the backup: make backup FILE=backups/users.sqlite))
+	DATABASE_URL='$(DATABASE_URL)' npm run --silent backup -- '$(FILE)'
+
+restore: build ## Restore the backup FILE into the SQLite store DATABASE_URL names, the service stopped (NEXT_ID=N: a lost store)
+	$(if $(FILE),,$(error name the backup: make restore FILE=backups/users.sqlite))
+	DATABASE_URL='$(DATABASE_URL)' npm run --silent restore -- '$(FILE)' $(if $(NEXT_ID),--next-id='$(NEXT_ID)')
+
+# Its standard output is the hash alone (BASIC_AUTH_PASSWORD_HASH="$$(printf %s '…' | make -s hash-password)"):
+# what installing and building print goes to standard error.
+hash-password: ## Print the hash for BASIC_AUTH_PASSWORD_HASH of the password on standard input
+	@$(MAKE) --no-print-directory -s build >&2
+	@npm run --silent hash-password
 
 # The mock serves the sandbox variant: the same controls as the sandbox (Prefer, delay, the reset), so that a
 # frontend's tests switch between them by base URL alone.

@@ -1,3 +1,4 @@
+import './startup/supported-node.js';
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { serveClusterPlaces } from './http/limits/connection-places.js';

@@ -1,3 +1,4 @@
+import '../startup/supported-node.js';
 import { ConfigError, loadStoreConfig } from '../config.js';
 import { backupSqlite, BackupFailure } from '../db/sqlite/backup.js';
 import { restoreSqlite } from '../db/sqlite/restore.js';

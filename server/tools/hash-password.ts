@@ -1,3 +1,4 @@
+import '../startup/supported-node.js';
 import { hashPassword } from '../password-hash.js';
 
 // Prints the scrypt hash of a password for BASIC_AUTH_PASSWORD_HASH: `printf %s 'secret' | npm run --silent hash-password`.

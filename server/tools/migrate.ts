@@ -1,3 +1,4 @@
+import '../startup/supported-node.js';
 import { ConfigError, loadStoreConfig } from '../config.js';
 import { MIGRATION_NAMES } from '../db/migrations/index.js';
 import { openDatabase, openingOutage } from '../db/database.js';

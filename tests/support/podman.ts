@@ -16,9 +16,16 @@ export const IMAGE = 'localhost/user-records-service:latest';
 export const BASE_IMAGE = 'node:24-bookworm-slim';
 
 /** Runs podman; resolves with what it printed on stdout (trimmed), rejects with its stderr when it fails. */
-export async function podman(...args: string[]): Promise<string> {
+export function podman(...args: string[]): Promise<string> {
+  return podmanWithInput(undefined, ...args);
+}
+
+/** Runs podman with `input` on its standard input (none when undefined), as podman() does. */
+export async function podmanWithInput(input: string | undefined, ...args: string[]): Promise<string> {
   try {
-    const { stdout } = await run('podman', args, { env: ENV, cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+    const running = run('podman', args, { env: ENV, cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+    running.child.stdin?.end(input ?? '');
+    const { stdout } = await running;
     return stdout.trim();
   } catch (error) {
     const { stderr, message } = error as { stderr?: string; message: string };

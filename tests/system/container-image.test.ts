@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { describeScenarios } from '../scenarios/user-records.scenarios.js';
 import { buildUserInput } from '../support/builders.js';
 import { loggedRequests, logEntries, startIdentifiedLoad } from '../support/identified-load.js';
-import { BASE_IMAGE, buildImage, describeWithPodman, IMAGE, podman, startContainer, type Container } from '../support/podman.js';
+import { parsePasswordHash, verifyPassword } from '../../server/password-hash.js';
+import { BASE_IMAGE, buildImage, describeWithPodman, IMAGE, podman, podmanWithInput, startContainer, type Container } from '../support/podman.js';
 
 // The container image as operators run it (make image, then podman run): the acceptance scenarios on a SQLite
 // volume with a read-only root, data kept across containers, podman stop draining in-flight requests, and an
@@ -99,6 +100,12 @@ describeWithPodman('the container image', () => {
     await expect(podman('healthcheck', 'run', container.id)).resolves.toBeDefined();
     expect(await container.logs()).toContain('"url":"http://0.0.0.0:3000"');
   });
+
+  test('hashes a password given on standard input, as docs/deployment.md shows', async () => {
+    const printed = await podmanWithInput('an operator secret', 'run', '--rm', '-i', IMAGE, 'node', 'dist/server/tools/hash-password.js');
+    const hash = parsePasswordHash(printed);
+    expect(hash && (await verifyPassword('an operator secret', hash))).toBe(true);
+  }, 60_000);
 
   test('keeps its data on the volume across podman rm and a new container', async () => {
     const volume = await newVolume();
