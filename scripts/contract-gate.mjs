@@ -4,7 +4,8 @@
 // document as breaking, non-breaking, deprecated or annotation. The contract's info.version (semver) must
 // have moved at least as far as its changes require (breaking: major; non-breaking or deprecated: minor;
 // annotation: patch), and the client package carries the same version.
-//   node scripts/contract-gate.mjs            check; print the changelog entry the changes make
+//   node scripts/contract-gate.mjs            check, in one line when it passes
+//   node scripts/contract-gate.mjs --entry    check; print the changelog entry the changes make
 //   node scripts/contract-gate.mjs --release  also prepend that entry to openapi/CHANGELOG.md and make the
 //                                             current contract the released one (make release-contract)
 import { readFileSync, writeFileSync, copyFileSync, existsSync } from 'node:fs';
@@ -85,9 +86,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (client.version !== current.info.version)
     problems.push(`client/package.json's version is ${client.version}; it must be the contract's info.version, ${current.info.version}`);
   const entry = changelogEntry(current.info.version, changes);
-  if (changes.length > 0) console.log(`${changes.length} change(s) since the released ${released.info.version} (they need a ${level} version):\n\n${entry}`);
+  // One line when the gate passes: the changes' entry, which can run to hundreds of lines, only on demand
+  // (--entry, --release) or when it fails, where it shows what needs the version.
+  const counts = Object.entries(Object.groupBy(changes, (change) => change.type)).map(([type, of]) => `${of.length} ${type}`);
+  if (changes.length > 0)
+    console.log(
+      `the contract passes the breaking-change gate at ${current.info.version}: ${changes.length} change(s) since the released ${released.info.version} (${counts.join(', ')}) need a ${level} version${process.argv.includes('--entry') ? `:\n\n${entry}` : ' (--entry prints them)'}`,
+    );
   else console.log(`the contract is the released ${released.info.version}`);
   if (problems.length > 0) {
+    if (changes.length > 0) console.error(`\n${entry}`);
     for (const problem of problems) console.error(`Breaking-change gate: ${problem}`);
     process.exit(1);
   }

@@ -40,12 +40,18 @@ function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>, logger: Logg
   process.on('SIGINT', handle);
 }
 
+/** The loopback address of each address that means every address. */
+const LOOPBACK_OF: Record<string, string> = { '0.0.0.0': '127.0.0.1', '[::]': '[::1]' };
+
 /** One server in this process (also what each cluster worker runs). */
 async function runServer(config: Config, logger: Logger): Promise<void> {
   const server = await startServer(config, logger, { writerThread: true });
   const mode = config.sandbox ? { sandbox: true } : {};
-  // The reference page first: where a newcomer goes next (README's quick start).
-  logger.info({ url: server.url, docs: `${server.url}/docs`, database: config.database.kind, ...mode }, 'user records service listening');
+  // The reference page first: where a newcomer goes next (README's quick start), at an address a browser on
+  // this machine can open, which 0.0.0.0 and :: (every address) are not.
+  const [, every] = /^http:\/\/(0\.0\.0\.0|\[::\]):/.exec(server.url) ?? [];
+  const docs = `${every ? server.url.replace(every, LOOPBACK_OF[every]!) : server.url}/docs`;
+  logger.info({ url: server.url, docs, database: config.database.kind, ...mode }, 'user records service listening');
   onSignals(() => server.close(), logger);
 }
 

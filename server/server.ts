@@ -83,8 +83,15 @@ async function openPreparedDatabase(config: Config, logger: Logger, users: reado
       logger.warn('the database has no substring index (PostgreSQL without pg_trgm): searches examine users one by one; see README, Running on PostgreSQL');
     }
     // A worker finds the store seeded by its primary: one that restarts later must not seed a store emptied on purpose.
-    if (config.seedDemoData && !cluster.isWorker && (await seedDemoData(database.db, new Date().toISOString(), users))) {
-      logger.info({ users: users.length, from: config.usersFile ?? 'the demo users' }, `seeded the empty store with ${users.length} users`);
+    if (config.seedDemoData && !cluster.isWorker) {
+      if (await seedDemoData(database.db, new Date().toISOString(), users)) {
+        logger.info({ users: users.length, from: config.usersFile ?? 'the demo users' }, `seeded the empty store with ${users.length} users`);
+      } else if (config.usersFile !== undefined) {
+        logger.warn(
+          { usersFile: config.usersFile },
+          'USERS_FILE is not used: this store was given its first users before, and a store gets them once in its life. To start from the file, use a new store (another DATABASE_URL, or remove the SQLite file)',
+        );
+      }
     }
     return database;
   } catch (error) {

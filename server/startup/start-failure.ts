@@ -29,18 +29,41 @@ function listenFailure(error: unknown, config: Pick<Config, 'port' | 'host'>): s
   }
 }
 
-/** The line for a pooler that refuses the settings a session of the service's own starts with. */
+/**
+ * The line for a pooler that refuses a startup parameter: the service's own session settings (set
+ * DATABASE_POOL_MODE=transaction), or the `options` DATABASE_URL carries, which no setting of the service sends.
+ */
 function poolerFailure(error: unknown): string | undefined {
   const parameter = refusedStartupParameter(error);
-  return parameter === undefined
-    ? undefined
-    : `Could not start: the database refused the startup parameter ${parameter}, as a pooler in transaction mode (PgBouncer) does. Set DATABASE_POOL_MODE=transaction, or connect to PostgreSQL itself.`;
+  if (parameter === undefined) return undefined;
+  const refused = `Could not start: the database refused the startup parameter ${parameter}, as a pooler in transaction mode (PgBouncer) does.`;
+  return parameter === 'options'
+    ? `${refused} DATABASE_URL sends it (?options=): remove it, and give the role its search_path instead (ALTER ROLE … SET search_path = …).`
+    : `${refused} Set DATABASE_POOL_MODE=transaction, or connect to PostgreSQL itself.`;
+}
+
+/** PostgreSQL's codes for a database or role that does not exist, or credentials it refuses. */
+const REFUSED_DATABASE_OR_ROLE = new Set(['3D000', '28000', '28P01']);
+
+/** The line for a PostgreSQL server that has no such database or role, or refuses the credentials: its own words, once. */
+function postgresRefusal(error: unknown): string | undefined {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && REFUSED_DATABASE_OR_ROLE.has(code))
+      return `Could not start: the database server says ${cause.message}. Fix DATABASE_URL, or create what it names on that server.`;
+  }
+  return undefined;
+}
+
+/** The line for a failure to open or prepare the store, or undefined when the service cannot explain it. */
+export function storeFailureLine(error: unknown): string | undefined {
+  if (error instanceof StartFailure || error instanceof SchemaMismatch || error instanceof UnfinishedRestore) return error.message;
+  return poolerFailure(error) ?? postgresRefusal(error);
 }
 
 /** The line to show for a failure to start, or undefined when the service cannot explain it (a bug: keep the stack). */
 export function startFailureLine(error: unknown, config: Pick<Config, 'port' | 'host'>): string | undefined {
-  if (error instanceof StartFailure || error instanceof SchemaMismatch || error instanceof UnfinishedRestore) return error.message;
-  return listenFailure(error, config) ?? poolerFailure(error);
+  return storeFailureLine(error) ?? listenFailure(error, config);
 }
 
 /** Waits between tries to open a store that does not answer yet: 0.5 s, doubling, at most 5 s. */

@@ -2,11 +2,9 @@ import '../startup/supported-node.js';
 import { ConfigError, loadStoreConfig } from '../config.js';
 import { MIGRATION_NAMES } from '../db/migrations/index.js';
 import { openDatabase, openingOutage } from '../db/database.js';
-import { SchemaMismatch } from '../db/migrate.js';
-import { UnfinishedRestore } from '../db/sqlite/restore-marker.js';
 import { createLogger } from '../logger.js';
 import { migrationLog } from '../startup/migration-log.js';
-import { openWhenAnswering, StartFailure } from '../startup/start-failure.js';
+import { openWhenAnswering, storeFailureLine } from '../startup/start-failure.js';
 
 // `npm run migrate`: brings the schema of the store DATABASE_URL names up to date with this version's
 // migrations, once, and exits; instances started with MIGRATE_AT_START=false then only check it. Reads the
@@ -33,8 +31,8 @@ try {
   await database.close();
   logger.info({ migrations: MIGRATION_NAMES.length, latest: MIGRATION_NAMES.at(-1) }, "the store's schema is up to date");
 } catch (error) {
-  if (error instanceof StartFailure || error instanceof SchemaMismatch || error instanceof UnfinishedRestore)
-    console.error(error.message.replace(/^Could not start: /, 'Could not migrate: '));
+  const line = storeFailureLine(error);
+  if (line !== undefined) console.error(line.replace(/^Could not start: /, 'Could not migrate: '));
   else logger.fatal({ err: error }, 'could not migrate');
   process.exit(1);
 }

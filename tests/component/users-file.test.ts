@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpClient } from '../support/http-client.js';
 import { SANDBOX_RESET } from '../support/sandbox-reset.js';
 import { startTestServer } from '../support/test-server.js';
+import { destination } from 'pino';
 
 // USERS_FILE: the users a new store starts with instead of the demo users, as json-server starts from its
 // db.json; checked against the contract as POST /users checks a user, and restored by a sandbox reset.
@@ -32,6 +33,34 @@ test("a new store starts with the file's users, ids from 1 in its order, instead
     expect(users.body).toEqual(TEAM.map((user, i) => ({ id: i + 1, ...user })));
   } finally {
     await server.cleanup();
+  }
+});
+
+test('a store that had its first users already: USERS_FILE is not used, and the start says so', async () => {
+  const first = await startTestServer({ env: { SEED_DEMO_DATA: 'true' } });
+  await first.stop();
+  const log = join(dir, 'second.log');
+  const path = usersFile('late.json', TEAM);
+  const second = await startTestServer({
+    store: first.store,
+    env: { SEED_DEMO_DATA: 'true', USERS_FILE: path },
+    logTo: destination({ dest: log, sync: true }),
+  });
+  try {
+    expect(((await httpClient(second.url).get('/users')).body as unknown[]).length).toBe(12);
+    const warned = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('USERS_FILE is not used'))
+      .map((line) => JSON.parse(line) as { level: number; usersFile: string; msg: string });
+    expect(warned).toEqual([
+      expect.objectContaining({
+        level: 40,
+        usersFile: path,
+        msg: 'USERS_FILE is not used: this store was given its first users before, and a store gets them once in its life. To start from the file, use a new store (another DATABASE_URL, or remove the SQLite file)',
+      }),
+    ]);
+  } finally {
+    await second.cleanup();
   }
 });
 

@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testEnv } from './test-server.js';
 import { createTestStore, type TestStore } from './test-store.js';
@@ -84,15 +85,17 @@ async function listening(child: ChildProcess, output: () => string, exited: Prom
 }
 
 /**
- * Runs `node dist/server/main.js` on the store until it exits by itself (a start that fails), killing it
- * after `withinMs`; resolves with its exit code and everything it printed.
+ * Runs `node dist/server/main.js` (or another entry point of dist/, from the project's root) on the store until
+ * it exits by itself (a start that fails), killing it after `withinMs`; resolves with its exit code and
+ * everything it printed.
  */
 export async function runServerToExit(
   store: TestStore,
   env: Record<string, string>,
   withinMs: number,
+  entry?: string,
 ): Promise<{ code: number | NodeJS.Signals; output: string }> {
-  const { child, output, exited } = spawnServer([process.execPath, MAIN], store, env);
+  const { child, output, exited } = spawnServer([process.execPath, entry ? join(ROOT, entry) : MAIN], store, env);
   const timer = setTimeout(() => child.kill('SIGKILL'), withinMs);
   const code = await exited;
   clearTimeout(timer);

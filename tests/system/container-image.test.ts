@@ -98,7 +98,7 @@ describeWithPodman('the container image', () => {
     for (const variable of variables) expect(environment).toContain(variable);
     // The health check the image declares, run as the runtime runs it.
     await expect(podman('healthcheck', 'run', container.id)).resolves.toBeDefined();
-    expect(await container.logs()).toContain('"url":"http://0.0.0.0:3000"');
+    expect(await container.logs()).toContain('"url":"http://0.0.0.0:3000","docs":"http://127.0.0.1:3000/docs"');
   });
 
   test('hashes a password given on standard input, as docs/deployment.md shows', async () => {

@@ -51,6 +51,17 @@ describeBehindPgBouncer('behind PgBouncer in transaction mode', () => {
     expect(output).not.toContain('trying again');
   }, 30_000);
 
+  test('with DATABASE_POOL_MODE=transaction and ?options= in DATABASE_URL, the one line names options, not the mode', async () => {
+    const url = new URL(store.url);
+    url.searchParams.set('options', '-c search_path=public');
+    const { code, output } = await runServerToExit({ ...store, url: url.toString() }, { LOG_LEVEL: 'info', DATABASE_POOL_MODE: 'transaction' }, 20_000);
+    expect(code).toBe(1);
+    expect(output).toContain(
+      'Could not start: the database refused the startup parameter options, as a pooler in transaction mode (PgBouncer) does. DATABASE_URL sends it (?options=): remove it, and give the role its search_path instead (ALTER ROLE … SET search_path = …).',
+    );
+    expect(output).not.toContain('Set DATABASE_POOL_MODE');
+  }, 30_000);
+
   test('two instances migrate at once through it, serve, and leave no lock and no setting behind', async () => {
     const [first, second] = await start(2);
     const created = await post(first!, buildUserInput());

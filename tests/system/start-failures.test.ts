@@ -80,3 +80,25 @@ test('a database that never answers: a line per try, then one line that names DA
   },
   60_000,
 );
+
+(postgresAvailable ? describe : describe.skip)('a PostgreSQL server that has no such database or role', () => {
+  const upstream = new URL(process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+  test.each([
+    ['database', Object.assign(new URL(upstream), { pathname: '/user_records_never_made' }), 'database "user_records_never_made" does not exist'],
+    ['role', Object.assign(new URL(upstream), { username: 'user_records_never_made' }), 'role "user_records_never_made" does not exist'],
+  ])(
+    'no such %s: one line naming it, no stack, exit 1; npm run migrate says the same',
+    async (_kind, url, says) => {
+      const missing: TestStore = { dialect: 'postgres', url: url.toString(), drop: async () => undefined };
+      const { code, output } = await runServerToExit(missing, { LOG_LEVEL: 'info' }, 30_000);
+      expect(code).toBe(1);
+      const line = `the database server says ${says}. Fix DATABASE_URL, or create what it names on that server.`;
+      expect(plainLines(output)).toEqual([`Could not start: ${line}`]);
+      expect(output).not.toContain('"level":60');
+      const migrate = await runServerToExit(missing, { LOG_LEVEL: 'info' }, 30_000, 'dist/server/tools/migrate.js');
+      expect(migrate.code).toBe(1);
+      expect(plainLines(migrate.output)).toEqual([`Could not migrate: ${line}`]);
+    },
+    60_000,
+  );
+});
