@@ -59,8 +59,12 @@ export interface Container {
   logs(): Promise<string>;
 }
 
-/** Starts a container of the image with a read-only root, port 3000 published on a free loopback port; resolves once /readyz answers 200. */
-export async function startContainer(options: { volume: string; env?: Record<string, string>; readOnly?: boolean }): Promise<Container> {
+/**
+ * Starts a container of the image with a read-only root, port 3000 published on a free loopback port; resolves
+ * once /readyz answers 200. podman gives a read-only root tmpfs folders (/tmp, /var/tmp, /run) unless
+ * `tmpfs: false`, as Kubernetes' readOnlyRootFilesystem and compose's read_only do not.
+ */
+export async function startContainer(options: { volume: string; env?: Record<string, string>; readOnly?: boolean; tmpfs?: boolean }): Promise<Container> {
   const env = Object.entries({ BASIC_AUTH_USERNAME: 'admin', BASIC_AUTH_PASSWORD: 'container-test-pass', ...options.env }).flatMap(([key, value]) => [
     '-e',
     `${key}=${value}`,
@@ -68,7 +72,7 @@ export async function startContainer(options: { volume: string; env?: Record<str
   const id = await podman(
     'run',
     '-d',
-    ...(options.readOnly === false ? [] : ['--read-only']),
+    ...(options.readOnly === false ? [] : ['--read-only', `--read-only-tmpfs=${options.tmpfs !== false}`]),
     '-p',
     '127.0.0.1::3000',
     '-v',

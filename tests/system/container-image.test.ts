@@ -107,6 +107,30 @@ describeWithPodman('the container image', () => {
     expect(hash && (await verifyPassword('an operator secret', hash))).toBe(true);
   }, 60_000);
 
+  test('writes on a read-only root without a tmpfs, as Kubernetes runs it, also after a restart', async () => {
+    const volume = await newVolume();
+    const statuses: number[] = [];
+    for (const round of [1, 2]) {
+      const container = await start({ volume, tmpfs: false });
+      expect(await podman('exec', container.id, 'sh', '-c', 'touch /tmp/x 2>&1 || true')).toMatch(/Read-only file system/);
+      // Creates 50 at a time, so that commits group many writes (each a savepoint with a journal of its own),
+      // and replaces, which rewrite the search index's rows.
+      for (let batch = 0; batch < 6; batch++) {
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, () =>
+            fetch(`${container.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(buildUserInput()) }),
+          ),
+        );
+        statuses.push(...answers.map((answer) => answer.status));
+        const { id } = (await answers[0]!.json()) as { id: number };
+        const replaced = await fetch(`${container.url}/users/${id}`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
+        statuses.push(replaced.status);
+      }
+      expect({ round, failed: statuses.filter((status) => status >= 300) }).toEqual({ round, failed: [] });
+      await podman('stop', container.id);
+    }
+  }, 120_000);
+
   test('keeps its data on the volume across podman rm and a new container', async () => {
     const volume = await newVolume();
     const first = await start({ volume });
