@@ -76,6 +76,19 @@ describeWithPodman('the container image', () => {
     }
   });
 
+  test('carries no package manager and no program that raises privileges', async () => {
+    const found = await podman(
+      'run',
+      '--rm',
+      '--entrypoint',
+      'sh',
+      IMAGE,
+      '-c',
+      'for c in npm npx corepack apt apt-get dpkg; do command -v $c; done; ls /usr/local/lib/node_modules 2>/dev/null; find / -xdev -perm /6000 -type f 2>/dev/null; true',
+    );
+    expect(found).toBe('');
+  });
+
   test('says what it is, runs as an unprivileged user, and answers its health check', async () => {
     const labels = JSON.parse(await podman('image', 'inspect', IMAGE, '--format', '{{json .Config.Labels}}')) as Record<string, string>;
     const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
