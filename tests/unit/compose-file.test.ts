@@ -14,10 +14,14 @@ interface Service {
   environment?: Record<string, string | null>;
   volumes?: string[];
   command?: string[];
+  read_only?: boolean;
+  security_opt?: string[];
+  cap_drop?: string[];
+  tmpfs?: string[];
 }
 const compose = parse(read('compose.yaml'), { merge: true }) as { services: Record<string, Service> };
 /** What the shell gives compose: the variables the README's commands export. */
-const shell: Record<string, string> = { POSTGRES_PASSWORD: 'secret' };
+const shell: Record<string, string> = { POSTGRES_PASSWORD: 'secret', APP_PASSWORD: 'another-secret' };
 beforeAll(async () => {
   shell.BASIC_AUTH_PASSWORD_HASH = await hashPassword('compose-test');
 });
@@ -52,10 +56,40 @@ test('both instances run the image make image builds, with settings the service 
   }
 });
 
-test("the migration runs the image's migrate tool on the same database, with nothing but its settings", () => {
+/** Where a PostgreSQL DATABASE_URL points, and as whom. */
+const target = (url: string) => {
+  const { host, pathname, username, password } = new URL(url);
+  return { where: `${host}${pathname}`, username, password };
+};
+
+test("the migration runs the image's migrate tool on the same database as the schema's owner; the instances connect as deploy/postgres-roles.sh's role", () => {
   const migrate = compose.services.migrate!;
   expect(migrate.command).toEqual(['node', 'dist/server/tools/migrate.js']);
-  expect(loadStoreConfig(environmentOf(migrate)).database).toEqual(loadConfig(environmentOf(compose.services.app1!)).database);
+  const postgres = environmentOf(compose.services.postgres!);
+  const migrating = loadStoreConfig(environmentOf(migrate)).database;
+  const serving = loadConfig(environmentOf(compose.services.app1!)).database;
+  if (migrating.kind !== 'postgres' || serving.kind !== 'postgres') throw new Error('compose.yaml runs on PostgreSQL');
+  expect(target(migrating.url)).toEqual({
+    where: `postgres:5432/${postgres.POSTGRES_DB}`,
+    username: postgres.POSTGRES_USER,
+    password: shell.POSTGRES_PASSWORD,
+  });
+  const role = /: "\$\{APP_ROLE:=(\w+)\}"/.exec(read('deploy/postgres-roles.sh'))![1];
+  expect(target(serving.url)).toEqual({ where: `postgres:5432/${postgres.POSTGRES_DB}`, username: role, password: shell.APP_PASSWORD });
+  expect(postgres.APP_PASSWORD).toBe(shell.APP_PASSWORD);
+  expect(compose.services.postgres!.volumes).toContain('./deploy/postgres-roles.sh:/docker-entrypoint-initdb.d/postgres-roles.sh:ro');
+});
+
+test('every container of the image gains and holds no privilege, writes nothing to its root, and leaves no volume behind', () => {
+  for (const name of ['app1', 'app2', 'migrate']) {
+    expect({ name, ...compose.services[name] }).toMatchObject({
+      name,
+      read_only: true,
+      security_opt: ['no-new-privileges:true'],
+      cap_drop: ['ALL'],
+      tmpfs: ['/data'],
+    });
+  }
 });
 
 /** The variables deploy/haproxy.cfg reads, with the default it gives each (undefined: none). */
