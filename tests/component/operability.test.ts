@@ -67,10 +67,16 @@ test('/docs is the page itself, as /docs/ is, its files named from the root (no 
   expect((await sut.api.request('GET', '/docs/docs.js', { unchecked: true })).text).toContain("url: '/openapi.json'");
 });
 
+test('the root leads to the API reference', async () => {
+  const res = await fetch(`${sut.server.url}/`, { redirect: 'manual' });
+  expect(res.status).toBe(302);
+  expect(res.headers.get('location')).toBe('/docs');
+});
+
 test('a path the service does not have points to the API reference', async () => {
-  const res = await sut.api.get('/');
+  const res = await sut.api.get('/nothing-here');
   expect(res.status).toBe(404);
-  expect(res.body.detail).toBe('No route matches GET /. The API reference is at /docs.');
+  expect(res.body.detail).toBe('No route matches GET /nothing-here. The API reference is at /docs.');
 });
 
 describe('CORS', () => {

@@ -86,6 +86,10 @@ function reachedAs(ctx: Context): string {
 export function createDocsRouter(contract: Contract, contractFile: string, basePath: string): Router {
   const router = new Router({ prefix: basePath || undefined, strict: true });
   const yamlText = readFileSync(contractFile, 'utf8');
+  // The service's root leads to its reference, where a person who opens the bare address wants to be.
+  router.get('/', (ctx) => {
+    ctx.redirect(`${basePath}/docs`);
+  });
   router.get('/openapi.yaml', (ctx) => {
     ctx.type = 'application/yaml; charset=utf-8';
     ctx.body = yamlText;
