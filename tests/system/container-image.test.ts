@@ -136,7 +136,11 @@ describeWithPodman('the container image', () => {
         );
         statuses.push(...answers.map((answer) => answer.status));
         const { id } = (await answers[0]!.json()) as { id: number };
-        const replaced = await fetch(`${container.url}/users/${id}`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(buildUserInput()) });
+        const replaced = await fetch(`${container.url}/users/${id}`, {
+          method: 'PUT',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(buildUserInput()),
+        });
         statuses.push(replaced.status);
       }
       expect({ round, failed: statuses.filter((status) => status >= 300) }).toEqual({ round, failed: [] });
