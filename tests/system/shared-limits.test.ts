@@ -34,7 +34,13 @@ async function withProcesses(stores: readonly TestStore[], envs: readonly Record
   await withProcesses([await createTestStore('postgres')], [{}, {}], async (urls) => {
     for (let i = 0; i < LIMIT / 2; i++) expect(await failedLogin(urls[i % 2]!)).toBe(401);
     const logins = await Promise.all(Array.from({ length: 20 }, (_, i) => login(urls[i % 2]!)));
-    expect(logins.every((status) => status === 200)).toBe(true);
+    // Twenty at once is more than the points the client has left: those that find the others still under way
+    // in the other instance once their tries are over are refused for a second (429), never checked, never
+    // counted as failures. The right ones forgive the client: a second later, it logs in through both.
+    expect(logins.filter((status) => status !== 200 && status !== 429)).toEqual([]);
+    expect(logins).toContain(200);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    for (const url of urls) expect(await login(url)).toBe(200);
     // A guesser rotating user names meets the per-client count alone: forgiven to zero, not below it.
     let guess = 0;
     expect(await allowedBefore429(urls, (url) => failedLogin(url, `guess-${guess++}`), 401)).toBe(LIMIT);
