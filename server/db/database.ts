@@ -70,7 +70,8 @@ function queryLog(onQuery: (event: QueryEvent) => void): KyselyConfig['log'] {
   return (event) => onQuery({ sql: event.query.sql, durationMs: event.queryDurationMillis, failed: event.level === 'error' });
 }
 
-const DEFAULT_TIMEOUTS: StoreTimeouts = { statementMs: 5000, connectMs: 5000, idleMs: 30_000, keepAliveMs: 10_000 };
+/** A store's bounds where its opener gives none. */
+export const DEFAULT_TIMEOUTS: StoreTimeouts = { statementMs: 5000, connectMs: 5000, idleMs: 30_000, keepAliveMs: 10_000 };
 
 function dialectSupport(config: DatabaseConfig, { timeouts = DEFAULT_TIMEOUTS, onConnectionFault = () => {} }: OpenOptions): DialectSupport {
   return config.kind === 'sqlite' ? sqlite(config.filename, timeouts) : postgres(config.url, config.poolSize, config.poolMode, timeouts, onConnectionFault);

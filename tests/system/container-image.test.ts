@@ -26,6 +26,8 @@ async function start(options: Parameters<typeof startContainer>[0]): Promise<Con
   return container;
 }
 const inspect = (id: string, format: string) => podman('inspect', id, '--format', format);
+/** What a shell script prints in a new container of the image, removed after. */
+const inImage = (script: string) => podman('run', '--rm', '--entrypoint', 'sh', IMAGE, '-c', script);
 
 describeWithPodman('the container image', () => {
   beforeAll(() => buildImage(), 600_000);
@@ -39,15 +41,7 @@ describeWithPodman('the container image', () => {
       Number(await podman('image', 'inspect', IMAGE, '--format', '{{.Size}}')) - Number(await podman('image', 'inspect', BASE_IMAGE, '--format', '{{.Size}}'));
     console.log(`the image adds ${(added / 1e6).toFixed(1)} MB to ${BASE_IMAGE}`);
     expect(added).toBeLessThanOrEqual(150e6);
-    const listing = await podman(
-      'run',
-      '--rm',
-      '--entrypoint',
-      'sh',
-      IMAGE,
-      '-c',
-      'ls /app /app/node_modules /app/node_modules/.bin; find /app -name "*.ts" ! -name "*.d.ts" -not -path "*/node_modules/*"',
-    );
+    const listing = await inImage('ls /app /app/node_modules /app/node_modules/.bin; find /app -name "*.ts" ! -name "*.d.ts" -not -path "*/node_modules/*"');
     const names = listing.split(/\s+/);
     expect(names).toEqual(expect.arrayContaining(['dist', 'node_modules', 'package.json', 'koa', 'better-sqlite3']));
     for (const absent of [
@@ -77,13 +71,7 @@ describeWithPodman('the container image', () => {
   });
 
   test('carries no package manager and no program that raises privileges', async () => {
-    const found = await podman(
-      'run',
-      '--rm',
-      '--entrypoint',
-      'sh',
-      IMAGE,
-      '-c',
+    const found = await inImage(
       'for c in npm npx corepack apt apt-get dpkg; do command -v $c; done; ls /usr/local/lib/node_modules 2>/dev/null; find / -xdev -perm /6000 -type f 2>/dev/null; true',
     );
     expect(found).toBe('');

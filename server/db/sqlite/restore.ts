@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
+import { DEFAULT_TIMEOUTS } from '../database.js';
 import { MIGRATION_NAMES, migrationProvider } from '../migrations/index.js';
 import type { Tables } from '../tables.js';
 import { BackupFailure, type BackupSummary, checkStore, syncFolder } from './backup.js';
@@ -30,7 +31,7 @@ const describeSchema = (objects: readonly SchemaObject[]) =>
 
 /** The schema this version's migrations make, up to and including `lastMigration`, on a store of its own in memory. */
 async function migratedSchema(lastMigration: string): Promise<string[]> {
-  const support = sqlite(':memory:', { statementMs: 5000, connectMs: 5000, idleMs: 30_000, keepAliveMs: 0 });
+  const support = sqlite(':memory:', DEFAULT_TIMEOUTS);
   const db = new Kysely<Tables>({ dialect: support.dialect });
   try {
     const { error } = await new Migrator({ db, provider: migrationProvider('sqlite') }).migrateTo(lastMigration);
