@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes the base image the Containerfile starts from, node:24-bookworm-slim, on a machine that reaches no image
-# registry (this project's test machines): Debian 12 (bookworm, minbase) from the machine's own Debian
-# mirror, the Node that .node-version pins, npm, and the `node` user (uid 1000) the official image has.
+# registry (this project's test machines): Debian 12 (debian:bookworm, made by scripts/debian-base-image.sh),
+# the Node that .node-version pins, npm, and the `node` user (uid 1000) the official image has.
 # A machine that can pull the official image does not need this. Does nothing when the image exists.
 # Needs root, debootstrap and podman (make container-tools installs them).
 set -euo pipefail
@@ -12,9 +12,11 @@ home=$(scripts/install-node.sh "$(cat .node-version)")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 rootfs=$work/rootfs
-mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources)
-echo "making $image: debootstrap bookworm (about 90 s)" >&2
-debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 || { cat "$work/debootstrap.log" >&2; exit 1; }
+scripts/debian-base-image.sh debian:bookworm
+mkdir "$rootfs"
+base=$(podman create debian:bookworm)
+podman export "$base" | tar -C "$rootfs" -x
+podman rm "$base" >/dev/null
 cp "$home/bin/node" "$rootfs/usr/local/bin/node"
 cp -R "$home/include" "$rootfs/usr/local/"
 npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
@@ -24,7 +26,6 @@ ln -s ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
 chroot "$rootfs" groupadd --gid 1000 node
 chroot "$rootfs" useradd --uid 1000 --gid node --shell /bin/bash --create-home node
-rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/log/*.log
 tar -C "$rootfs" -c . | podman import \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change "ENV NODE_VERSION=$(cat .node-version)" \
