@@ -38,7 +38,7 @@ BUILT := dist/.built
 SOURCES := $(shell find server generated -name '*.ts') openapi/user-records.yaml generated/user-records.sandbox.yaml tsconfig.json tsconfig.build.json scripts/bundle.mjs scripts/copy-contract.mjs
 JEST_FLAGS ?=
 
-.PHONY: help install contract-gate release-contract chromium container-tools deploy-tools fault-tools image generate check-generated lint layers typecheck build client run start migrate backup restore hash-password mock sandbox test bench audit-lists clean
+.PHONY: help install contract-gate release-contract chromium container-tools compose-tools deploy-tools fault-tools image service-images generate check-generated lint layers typecheck build client run start migrate backup restore hash-password mock sandbox test bench audit-lists clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -86,6 +86,11 @@ container-tools: ## Install podman and what the image build needs, if missing
 deploy-tools: ## Install PgBouncer and HAProxy for the topology tests, if missing
 	$(call debian,pgbouncer haproxy,pgbouncer haproxy)
 
+# podman-compose (Debian 12's 1.0) and socat (for HAProxy's runtime API), which start compose.yaml's topology
+# and roll out a new version through it (deploy/rolling-restart.sh).
+compose-tools: container-tools ## Install podman-compose and socat for the compose topology, if missing
+	$(call debian,podman-compose socat,podman-compose socat)
+
 # strace, which makes a server's disk syncs slow for the slow-disk tests (tests/support/slow-disk.ts).
 fault-tools: ## Install strace for the slow-disk tests, if missing
 	$(call debian,strace,strace)
@@ -104,6 +109,12 @@ image: container-tools ## Build the container image (localhost/user-records-serv
 	  $(if $(wildcard /etc/ssl/certs/ca-certificates.crt),-v /etc/ssl/certs:/etc/ssl/certs:ro --build-arg NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt) \
 	  --build-arg VERSION=$(VERSION) --build-arg REVISION=$$(git rev-parse HEAD 2>/dev/null || echo unknown) \
 	  -t $(IMAGE):latest -t $(IMAGE):$(VERSION) -f Containerfile .
+
+# The images of compose.yaml's other services (postgres:15-bookworm, redis:7-bookworm, haproxy:2.6): used as they
+# are when podman has them (podman pull them first to use the official ones); otherwise made here from Debian
+# 12's packages (scripts/service-images.sh, deploy/images/).
+service-images: container-tools ## Make compose.yaml's PostgreSQL, Redis and HAProxy images where podman has none
+	CONTAINERS_CONF=$(CURDIR)/deploy/containers.conf scripts/service-images.sh
 
 generate: $(INSTALLED) ## Regenerate generated/ from openapi/user-records.yaml and its sandbox overlay
 	scripts/generate.sh generated
@@ -184,7 +195,7 @@ sandbox: build ## The real service on an in-memory store with test controls (htt
 	PORT='$(SANDBOX_PORT)' DATABASE_URL='sqlite::memory:' SANDBOX=true SANDBOX_LATENCY_MS='$(SANDBOX_LATENCY_MS)' \
 	exec npm start --silent
 
-test: check-generated contract-gate lint layers typecheck build chromium container-tools deploy-tools fault-tools ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
+test: check-generated contract-gate lint layers typecheck build chromium container-tools compose-tools deploy-tools fault-tools ## Every check: generated code, contract lint, types, unit, component, contract, client, process and browser tests
 	NODE_OPTIONS=--experimental-vm-modules node_modules/.bin/jest $(JEST_FLAGS)
 
 bench: $(INSTALLED) build deploy-tools fault-tools ## Benchmarks (not tests): this service beside its ceilings and peers; results in bench/results/
