@@ -37,8 +37,8 @@ export interface HAProxyOptions {
   readonly maxConnections?: number;
 }
 
-/** Starts HAProxy on a free loopback port in front of the three slots (host:port each). */
-export async function startHAProxy(slots: { APP1: string; APP2: string; APP3: string }, options: HAProxyOptions = {}): Promise<HAProxy> {
+/** Starts HAProxy on a free loopback port in front of the two instances (host:port each). */
+export async function startHAProxy(slots: { APP1: string; APP2: string }, options: HAProxyOptions = {}): Promise<HAProxy> {
   const dir = mkdtempSync(join(tmpdir(), 'user-records-haproxy-'));
   const socket = join(dir, 'admin.sock');
   const port = await freePort();

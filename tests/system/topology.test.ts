@@ -6,6 +6,7 @@ import { requestFrom } from '../support/request-from.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { pgbouncerAvailable, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
 import { startSlowHeads } from '../support/slow-heads.js';
+import { startSteadyLoad, type SteadyLoadResult } from '../support/steady-load.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 import { postgresQuery, postgresSuperuserAvailable, type TestStore } from '../support/test-store.js';
 import { audit, keepCreating, storedEmails, summary, type CreateAnswer } from '../support/write-audit.js';
@@ -21,7 +22,7 @@ const redisAvailable = process.env.TEST_REDIS === 'available';
 /** Where `make bench` wants the rolling restart's counts (bench/results/rolling-restart.md); none in make test. */
 const REPORT = process.env.ROLLING_RESTART_REPORT;
 const describeTopology = postgresSuperuserAvailable && redisAvailable && haproxyAvailable() && pgbouncerAvailable() ? describe : describe.skip;
-const SLOTS = ['app1', 'app2', 'app3'] as const;
+const SLOTS = ['app1', 'app2'] as const;
 type Slot = (typeof SLOTS)[number];
 
 async function until(condition: () => Promise<boolean>, what: string, withinMs = 15_000): Promise<void> {
@@ -43,10 +44,10 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
   const startIn = async (slot: Slot, extra: Record<string, string> = {}) => {
     running.set(slot, await startServerProcess(store, { ...env, ...extra, PORT: String(ports[slot]) }));
   };
-  /** app1 and app2 started, and HAProxy in front of the three slots (or what `front` puts in one) once it has both up. */
+  /** app1 and app2 started, and HAProxy in front of them (or of what `front` puts in app1's place) once it has both up. */
   const startTopology = async (extra: Record<string, string> = {}, front: { APP1?: string } = {}, options: HAProxyOptions = {}) => {
     await Promise.all([startIn('app1', extra), startIn('app2', extra)]);
-    proxy = await startHAProxy({ APP1: `127.0.0.1:${ports.app1}`, APP2: `127.0.0.1:${ports.app2}`, APP3: `127.0.0.1:${ports.app3}`, ...front }, options);
+    proxy = await startHAProxy({ APP1: `127.0.0.1:${ports.app1}`, APP2: `127.0.0.1:${ports.app2}`, ...front }, options);
     await until(async () => (await proxy.server('app1')).status === 'UP' && (await proxy.server('app2')).status === 'UP', 'both instances up');
   };
   /** A query on the test's database itself, not through PgBouncer. */
@@ -100,61 +101,30 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
     await startTopology({}, {}, { env: { MAX_CONNECTIONS_PER_CLIENT: '0' } });
 
     // About 200 requests a second: reads, and creates that carry an Idempotency-Key.
-    const failures: string[] = [];
-    const acknowledged = new Map<string, number>();
-    let sent = 0;
-    const inFlight = new Set<Promise<void>>();
-    const one = async (n: number) => {
-      const write = n % 3 === 0;
-      const key = `rolling-${n}`;
-      try {
-        const response = await fetch(write ? `${proxy.url}/users` : `${proxy.url}/users/${1 + (n % 12)}`, {
-          method: write ? 'POST' : 'GET',
-          headers: write ? { 'Content-Type': 'application/json', 'Idempotency-Key': key } : {},
-          body: write ? JSON.stringify({ firstName: 'Roll', lastName: `Ing${n}`, email: `${key}@example.com` }) : undefined,
-        });
-        const text = await response.text();
-        const body = (response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text) as { id?: number };
-        if (response.status !== (write ? 201 : 200)) failures.push(`${key}: ${response.status} ${JSON.stringify(body)}`);
-        else if (write) acknowledged.set(key, body.id!);
-      } catch (error) {
-        failures.push(`${key}: ${(error as Error).message} ${String((error as { cause?: unknown }).cause)}`);
-      }
-    };
-    const ticker = setInterval(() => {
-      for (let i = 0; i < 2; i++) {
-        const request = one(sent++);
-        inFlight.add(request);
-        void request.finally(() => inFlight.delete(request));
-      }
-    }, 10);
-
-    const began = performance.now();
+    const load = startSteadyLoad(proxy.url, { perSecond: 200, createEvery: 3, readIds: [...Array(12).keys()].map((i) => i + 1), keyPrefix: 'rolling' });
     let rolledMs = 0;
+    let result: SteadyLoadResult;
     try {
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const rolling = performance.now();
-      // Each instance in turn: a new one in the spare slot, up and ready; then the old one drained and stopped.
-      let spare: Slot = 'app3';
-      for (const old of ['app1', 'app2'] as const) {
-        await startIn(spare);
-        await proxy.command(`set server instances/${spare} state ready`);
-        await until(async () => (await proxy.server(spare)).status === 'UP', `${spare} up`);
-        await proxy.command(`set server instances/${old} state drain`);
-        await until(async () => (await proxy.server(old)).sessions === 0, `${old} drained`);
-        expect(await running.get(old)!.stop('SIGTERM')).toBe(0);
-        running.delete(old);
-        await proxy.command(`set server instances/${old} state maint`);
-        spare = old;
+      // Each instance in turn, as deploy/rolling-restart.sh does: drained, stopped with SIGTERM once it holds no
+      // request, replaced by a new one in its place, and put back once HAProxy finds that one ready.
+      for (const slot of SLOTS) {
+        await proxy.command(`set server instances/${slot} state drain`);
+        await until(async () => (await proxy.server(slot)).sessions === 0, `${slot} drained`);
+        expect(await running.get(slot)!.stop('SIGTERM')).toBe(0);
+        running.delete(slot);
+        await proxy.command(`set server instances/${slot} state maint`);
+        await startIn(slot);
+        await proxy.command(`set server instances/${slot} state ready`);
+        await until(async () => (await proxy.server(slot)).status === 'UP', `${slot} up`);
       }
       rolledMs = performance.now() - rolling;
       await new Promise((resolve) => setTimeout(resolve, 1500));
     } finally {
-      clearInterval(ticker);
-      await Promise.all([...inFlight]);
+      result = await load.stop();
     }
-
-    const seconds = (performance.now() - began) / 1000;
+    const { sent, seconds, acknowledged, failures } = result;
     console.log(`rolling restart: ${sent} requests, ${acknowledged.size} acknowledged writes, ${failures.length} failed`);
     if (REPORT) {
       writeFileSync(
@@ -163,8 +133,8 @@ describeTopology('two instances behind HAProxy, on PostgreSQL through PgBouncer,
           '# Rolling restart under load (`make bench`)',
           '',
           'Two instances on PostgreSQL (through PgBouncer in transaction mode) and Redis behind HAProxy (deploy/haproxy.cfg),',
-          'each replaced in turn: a new one in the',
-          'spare slot, ready, the old one drained and stopped with SIGTERM (docs/deployment.md). Reads and keyed creates',
+          'each replaced in turn: drained, stopped with SIGTERM, a new one started in its place and put back once ready',
+          '(docs/deployment.md). Reads and keyed creates',
           'at about 200 requests a second, from 1.5 s before the first replacement to 1.5 s after the last.',
           '',
           '| requests | per second | keyed creates acknowledged | failed | acknowledged but missing | duplicated | both replacements took |',

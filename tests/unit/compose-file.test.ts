@@ -5,8 +5,7 @@ import { hashPassword } from '../../server/password-hash.js';
 import { loadConfig, loadStoreConfig } from '../../server/config.js';
 
 // compose.yaml, as compose reads it: every instance's settings are ones the service accepts, and HAProxy gets
-// every address deploy/haproxy.cfg asks for. (Its images come from registries this project's machines cannot
-// reach; tests/system/topology.test.ts runs the same HAProxy file in front of instances with these settings.)
+// every address deploy/haproxy.cfg asks for. (tests/system/compose.test.ts runs it with podman-compose.)
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), 'utf8');
 interface Service {
@@ -100,6 +99,11 @@ test('HAProxy runs deploy/haproxy.cfg and gets every variable it names', () => {
   expect(haproxy.volumes).toContain('./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro');
   expect(Object.keys(environmentOf(haproxy)).sort()).toEqual([...proxyVariables.keys()].sort());
   expect(environmentOf(haproxy)).toMatchObject({ APP1: 'app1:3000', APP2: 'app2:3000' });
+  // The runtime API's socket is on the volume deploy/rolling-restart.sh reaches it through.
+  expect(haproxy.volumes).toContain('haproxy-admin:/var/lib/haproxy');
+  expect(environmentOf(haproxy).STATS_SOCKET).toBe('/var/lib/haproxy/admin.sock');
+  expect(read('deploy/rolling-restart.sh')).toMatch(/\$\{PROJECT\}_haproxy-admin/);
+  expect(read('deploy/rolling-restart.sh')).toContain('socket=$volume/admin.sock');
 });
 
 test("HAProxy limits a client's connections with the numbers the service uses alone, which TRUST_PROXY turns off there", () => {
