@@ -2,7 +2,8 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-# Development credentials for `make run` only; real deployments set their own (see README).
+# Development defaults for `make run` and `make dev` only; real deployments set their own (see README). Each
+# yields to the command line, the environment, and the settings file (below).
 BASIC_AUTH_USERNAME ?= admin
 BASIC_AUTH_PASSWORD ?= dev-password
 PORT ?= 3000
@@ -38,7 +39,7 @@ BUILT := dist/.built
 SOURCES := $(shell find server generated -name '*.ts') openapi/user-records.yaml generated/user-records.sandbox.yaml tsconfig.json tsconfig.build.json scripts/bundle.mjs scripts/copy-contract.mjs
 JEST_FLAGS ?=
 
-.PHONY: help install contract-gate release-contract chromium container-tools compose-tools deploy-tools fault-tools image service-images generate check-generated lint layers typecheck build client run start migrate backup restore hash-password mock sandbox test bench audit-lists clean
+.PHONY: help install contract-gate release-contract chromium container-tools compose-tools deploy-tools fault-tools image service-images generate check-generated lint layers typecheck build client run dev start migrate backup restore hash-password mock sandbox test bench audit-lists clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -155,11 +156,23 @@ client: $(INSTALLED) ## Build the client package and pack it (client/user-record
 # The development password goes along unless the environment gives BASIC_AUTH_PASSWORD_HASH (the server takes
 # exactly one of them); the hash passes through from the environment untouched.
 # USERS_FILE (make run USERS_FILE=users.json): the users a new store starts with, instead of the demo users.
+# The settings file (.env, or the file ENV_FILE names; ENV_FILE= none) is read by the server itself, and fills
+# what the environment leaves unset: a development default of this Makefile is passed on only when neither the
+# command line nor the environment gives the setting and the file does not (docs/operations.md, Settings).
+SETTINGS_FILE = $(if $(filter undefined,$(origin ENV_FILE)),.env,$(ENV_FILE))
+in_settings_file = $(if $(SETTINGS_FILE),$(shell grep -sqE '^[[:space:]]*(export[[:space:]]+)?$(1)[[:space:]]*=' '$(SETTINGS_FILE)' && echo yes))
+default = $(if $(and $(filter file,$(origin $(1))),$(call in_settings_file,$(1))),,$(1)='$($(1))')
 USERS = $(if $(USERS_FILE),USERS_FILE='$(USERS_FILE)')
-WITH_PASSWORD = if [ -z "$$BASIC_AUTH_PASSWORD_HASH" ]; then export BASIC_AUTH_PASSWORD='$(BASIC_AUTH_PASSWORD)'; fi
+WITH_PASSWORD = $(if $(or $(call in_settings_file,BASIC_AUTH_PASSWORD_HASH),$(if $(call default,BASIC_AUTH_PASSWORD),,yes)),:,\
+	if [ -z "$$BASIC_AUTH_PASSWORD_HASH" ]; then export $(call default,BASIC_AUTH_PASSWORD); fi)
+DEVELOPMENT = $(WITH_PASSWORD); $(call default,BASIC_AUTH_USERNAME) $(USERS) $(call default,PORT) $(call default,DATABASE_URL)
 run: build ## Start the server on SQLite with demo data (http://127.0.0.1:3000)
-	@$(WITH_PASSWORD); BASIC_AUTH_USERNAME='$(BASIC_AUTH_USERNAME)' $(USERS) \
-	PORT='$(PORT)' DATABASE_URL='$(DATABASE_URL)' exec npm start --silent
+	@$(DEVELOPMENT) exec npm start --silent
+
+# The server as make run starts it, built again and restarted on every change (scripts/dev.mjs), with readable
+# log lines on a terminal (pino-pretty, a development dependency).
+dev: $(INSTALLED) ## make run, rebuilt and restarted on every change of server/ or generated/ (readable logs on a terminal)
+	@$(DEVELOPMENT) exec node scripts/dev.mjs
 
 # The operator's commands (docs/deployment.md), on the Node this Makefile runs (the machine's own from 22 on, or
 # the pinned one): the service as in production, with the environment's settings and no development defaults;
@@ -168,15 +181,15 @@ start: build ## Start the server as in production, with the environment's settin
 	exec npm start --silent
 
 migrate: build ## Bring the schema of the store DATABASE_URL names up to date, and exit
-	DATABASE_URL='$(DATABASE_URL)' npm run --silent migrate
+	$(call default,DATABASE_URL) npm run --silent migrate
 
 backup: build ## Back up the SQLite store DATABASE_URL names into FILE (make backup FILE=backups/users.sqlite)
 	$(if $(FILE),,$(error name the backup: make backup FILE=backups/users.sqlite))
-	DATABASE_URL='$(DATABASE_URL)' npm run --silent backup -- '$(FILE)'
+	$(call default,DATABASE_URL) npm run --silent backup -- '$(FILE)'
 
 restore: build ## Restore the backup FILE into the SQLite store DATABASE_URL names, the service stopped (NEXT_ID=N: a lost store)
 	$(if $(FILE),,$(error name the backup: make restore FILE=backups/users.sqlite))
-	DATABASE_URL='$(DATABASE_URL)' npm run --silent restore -- '$(FILE)' $(if $(NEXT_ID),--next-id='$(NEXT_ID)')
+	$(call default,DATABASE_URL) npm run --silent restore -- '$(FILE)' $(if $(NEXT_ID),--next-id='$(NEXT_ID)')
 
 # Its standard output is the hash alone (BASIC_AUTH_PASSWORD_HASH="$$(printf %s '…' | make -s hash-password)"):
 # what installing and building print goes to standard error.

@@ -1,4 +1,5 @@
 import './startup/supported-node.js';
+import './startup/settings-file.js';
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { serveClusterPlaces } from './http/limits/connection-places.js';

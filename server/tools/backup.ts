@@ -1,4 +1,5 @@
 import '../startup/supported-node.js';
+import '../startup/settings-file.js';
 import { ConfigError, loadStoreConfig } from '../config.js';
 import { backupSqlite, BackupFailure } from '../db/sqlite/backup.js';
 import { restoreSqlite } from '../db/sqlite/restore.js';

@@ -1,4 +1,5 @@
 import '../startup/supported-node.js';
+import '../startup/settings-file.js';
 import { ConfigError, loadStoreConfig } from '../config.js';
 import { MIGRATION_NAMES } from '../db/migrations/index.js';
 import { openDatabase, openingOutage } from '../db/database.js';

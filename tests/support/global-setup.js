@@ -44,6 +44,9 @@ async function findRedis() {
 }
 
 export default async function globalSetup() {
+  // The servers and tools the tests start read no settings file: a developer's .env must not change what is
+  // tested (a test of the file gives ENV_FILE itself).
+  process.env.ENV_FILE = '';
   await findRedis();
   // One log file for every server of the run; global-teardown.js scans it for credentials.
   process.env.TEST_LOG_FILE ??= join(mkdtempSync(join(tmpdir(), 'user-records-logs-')), 'run.log');

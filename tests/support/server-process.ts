@@ -47,6 +47,11 @@ export function startServerProcess(store: TestStore, env: Record<string, string>
   return startServerCommand([process.execPath, MAIN], store, env);
 }
 
+/** Starts `node dist/server/main.js` as startServerProcess does, in another folder (where its settings file is). */
+export function startServerProcessIn(folder: string, store: TestStore, env: Record<string, string> = {}): Promise<ServerProcess> {
+  return launchServer([process.execPath, MAIN], store, env, folder).started;
+}
+
 /**
  * Starts the server with a command an operator would type (`npm start`, `make run`), from the repository,
  * in a process group of its own; resolves once every worker listens. `pid` is the command's own.
@@ -63,8 +68,13 @@ export function launchServerProcess(store: TestStore, env: Record<string, string
   return launchServer([process.execPath, MAIN], store, env);
 }
 
-function launchServer(command: readonly string[], store: TestStore, env: Record<string, string>): { output: () => string; started: Promise<ServerProcess> } {
-  const { child, output, exited } = spawnServer(command, store, env);
+function launchServer(
+  command: readonly string[],
+  store: TestStore,
+  env: Record<string, string>,
+  folder = ROOT,
+): { output: () => string; started: Promise<ServerProcess> } {
+  const { child, output, exited } = spawnServer(command, store, env, folder);
   return { output, started: listening(child, output, exited, Number(env.WORKERS ?? 1)) };
 }
 
@@ -102,13 +112,21 @@ export async function runServerToExit(
   return { code, output: output() };
 }
 
-/** Spawns the server command with the test environment, collecting everything it prints. */
-function spawnServer(command: readonly string[], store: TestStore, env: Record<string, string>) {
+/**
+ * Spawns the server command with the test environment, collecting everything it prints. From the repository
+ * it reads no settings file (a developer's .env there must not change what is tested) unless `env` names one.
+ */
+function spawnServer(command: readonly string[], store: TestStore, env: Record<string, string>, folder = ROOT) {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`make build\` (make test does) before these tests`);
   const [file = '', ...args] = command;
   const child = spawn(file, args, {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...testEnv(store, { LOG_LEVEL: 'debug', ...env }) },
+    cwd: folder,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      ...(folder === ROOT ? { ENV_FILE: '' } : {}),
+      ...testEnv(store, { LOG_LEVEL: 'debug', ...env }),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: file !== process.execPath,
   });
