@@ -60,7 +60,7 @@ export async function migrateSchema(
   if (options.migrations === 'check') {
     if (pending.length > 0) {
       throw new SchemaMismatch(
-        `Could not start: the store's schema lacks ${pending.length} migration${pending.length === 1 ? '' : 's'} this version needs (${pending.join(', ')}). Run npm run migrate with this version first, or start with MIGRATE_AT_START=true.`,
+        `Could not start: the store's schema lacks ${pending.length} migration${pending.length === 1 ? '' : 's'} this version needs (${pending.join(', ')}). Run the migration with this version first (make migrate; in the image: node dist/server/tools/migrate.js), or start with MIGRATE_AT_START=true.`,
       );
     }
   } else if (support.migratesInOneTransaction) {

@@ -57,7 +57,7 @@ describeEachDialect((dialect) => {
     const refused = await runServerToExit(store, { MIGRATE_AT_START: 'false', LOG_LEVEL: 'info' }, 20_000);
     expect(refused.code).toBe(1);
     expect(refused.output).toMatch(
-      /^Could not start: the store's schema lacks \d+ migrations this version needs \(2026-11-21-01-create-users, .*\)\. Run npm run migrate with this version first, or start with MIGRATE_AT_START=true\.$/m,
+      /^Could not start: the store's schema lacks \d+ migrations this version needs \(2026-11-21-01-create-users, .*\)\. Run the migration with this version first \(make migrate; in the image: node dist\/server\/tools\/migrate\.js\), or start with MIGRATE_AT_START=true\.$/m,
     );
     expect((await migrate(store)).code).toBe(0);
     const server = await startServerProcess(store, { MIGRATE_AT_START: 'false', LOG_LEVEL: 'info' });
