@@ -13,7 +13,16 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const run = promisify(execFile);
 /** README, then the pages of docs/ in the order its last section lists them: the order a reader follows. */
-const PAGES = ['README.md', 'docs/frontend.md', 'docs/operations.md', 'docs/deployment.md', 'docs/benchmarks.md', 'docs/architecture.md'];
+const PAGES = [
+  'README.md',
+  'docs/frontend.md',
+  'docs/operations.md',
+  'docs/deployment.md',
+  'docs/testing.md',
+  'docs/contract-tools.md',
+  'docs/benchmarks.md',
+  'docs/architecture.md',
+];
 const README = PAGES.map((page) => readFileSync(fileURLToPath(new URL(`../../${page}`, import.meta.url)), 'utf8')).join('\n');
 const MAKE_RUN = 'http://127.0.0.1:3000';
 const MAKE_SANDBOX = 'http://127.0.0.1:4011';
