@@ -49,8 +49,10 @@ $(NODE_BIN):
 	@touch $@
 
 # A new Node (another pin, or the machine's own) installs again: better-sqlite3 is compiled for one Node.
+# make's own steps (installing, compiling) report on standard error: a target's standard output is what its
+# command prints (make backup's one line of JSON, make hash-password's hash).
 $(INSTALLED): package.json package-lock.json $(NODE_BIN)
-	npm ci --no-audit --no-fund
+	@echo 'npm ci --no-audit --no-fund' >&2; npm ci --no-audit --no-fund >&2
 	@touch $@ $(RUNTIME)
 
 # A tree that had everything installed gets everything again: make build never takes away make test's tools.
@@ -58,10 +60,10 @@ $(RUNTIME): package.json package-lock.json $(NODE_BIN)
 	@if [ -f $(INSTALLED) ] && [ $(INSTALLED) -nt package.json ] && [ $(INSTALLED) -nt package-lock.json ] \
 	  $(if $(NODE_BIN),&& [ $(INSTALLED) -nt $(NODE_BIN) ]); then touch $@; \
 	elif [ -f $(INSTALLED) ]; then $(MAKE) --no-print-directory install && touch $@; \
-	else npm ci --omit=dev --no-audit --no-fund && touch $@; fi
+	else echo 'npm ci --omit=dev --no-audit --no-fund' >&2; npm ci --omit=dev --no-audit --no-fund >&2 && touch $@; fi
 
 $(BUILT): $(RUNTIME) $(SOURCES)
-	npm run build --silent
+	@echo 'npm run build --silent' >&2; npm run build --silent >&2
 	@touch $@
 
 install: $(INSTALLED) ## Install dependencies (npm ci) when package-lock.json changed
@@ -181,15 +183,15 @@ start: build ## Start the server as in production, with the environment's settin
 	exec npm start --silent
 
 migrate: build ## Bring the schema of the store DATABASE_URL names up to date, and exit
-	$(call default,DATABASE_URL) npm run --silent migrate
+	@$(call default,DATABASE_URL) npm run --silent migrate
 
 backup: build ## Back up the SQLite store DATABASE_URL names into FILE (make backup FILE=backups/users.sqlite)
 	$(if $(FILE),,$(error name the backup: make backup FILE=backups/users.sqlite))
-	$(call default,DATABASE_URL) npm run --silent backup -- '$(FILE)'
+	@$(call default,DATABASE_URL) npm run --silent backup -- '$(FILE)'
 
 restore: build ## Restore the backup FILE into the SQLite store DATABASE_URL names, the service stopped (NEXT_ID=N: a lost store)
 	$(if $(FILE),,$(error name the backup: make restore FILE=backups/users.sqlite))
-	$(call default,DATABASE_URL) npm run --silent restore -- '$(FILE)' $(if $(NEXT_ID),--next-id='$(NEXT_ID)')
+	@$(call default,DATABASE_URL) npm run --silent restore -- '$(FILE)' $(if $(NEXT_ID),--next-id='$(NEXT_ID)')
 
 # Its standard output is the hash alone (BASIC_AUTH_PASSWORD_HASH="$$(printf %s '…' | make -s hash-password)"):
 # what installing and building print goes to standard error.
