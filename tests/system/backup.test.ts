@@ -7,12 +7,14 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import { buildUserInput } from '../support/builders.js';
+import { docBlock } from '../support/doc-blocks.js';
 import { straceAvailable } from '../support/slow-disk.js';
 import { runServerToExit, serverOnNewSqliteStore, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { createTestStore, postgresQuery, postgresSuperuserAvailable, type TestStore } from '../support/test-store.js';
 
 // Backups taken while the service writes, and restored: every write acknowledged before the backup began is in
-// the restored store. SQLite with npm run backup / npm run restore; PostgreSQL with pg_dump / pg_restore.
+// the restored store. SQLite with make backup / make restore; PostgreSQL with pg_dump / pg_restore, each as
+// docs/deployment.md writes them.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
@@ -60,7 +62,7 @@ function steadyWrites(server: ServerProcess) {
   };
 }
 
-describe('SQLite: npm run backup while the service writes, npm run restore', () => {
+describe("SQLite: docs/deployment.md's make backup while the service writes, and its make restore", () => {
   const each = serverOnNewSqliteStore();
 
   test('the backup holds every write acknowledged before it began, and a store restored from it serves them', async () => {
@@ -69,7 +71,13 @@ describe('SQLite: npm run backup while the service writes, npm run restore', () 
     await writes.atLeast(20);
     const before = [...writes.acknowledged];
     const backup = join(dirname(store.sqliteFile!), 'backup.sqlite');
-    const taken = await command('npm', ['run', '--silent', 'backup', '--', backup], { DATABASE_URL: store.url });
+    const taken = await command('bash', [
+      '-c',
+      docBlock('docs/deployment.md', 'sqlite-backup', [
+        ['sqlite:./data/users.sqlite', store.url],
+        ['backups/users-2026-11-26.sqlite', backup],
+      ]),
+    ]);
     await writes.atLeast(before.length);
     await writes.stop();
     expect(taken).toMatchObject({ code: 0, stderr: '' });
@@ -87,7 +95,13 @@ describe('SQLite: npm run backup while the service writes, npm run restore', () 
     // Restore into a new store, with the service stopped, and serve from it.
     await each.stop();
     const restoredFile = join(dirname(store.sqliteFile!), 'restored.sqlite');
-    const restored = await command('npm', ['run', '--silent', 'restore', '--', backup], { DATABASE_URL: `sqlite:${restoredFile}` });
+    const restored = await command('bash', [
+      '-c',
+      docBlock('docs/deployment.md', 'sqlite-restore', [
+        ['sqlite:./data/users.sqlite', `sqlite:${restoredFile}`],
+        ['backups/users-2026-11-26.sqlite', backup],
+      ]),
+    ]);
     expect(restored).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(restored.stdout)).toMatchObject({ restored: backup, users: summary.users });
     const server = await each.start({}, { ...store, url: `sqlite:${restoredFile}` });
@@ -296,13 +310,20 @@ describe('SQLite: npm run backup while the service writes, npm run restore', () 
     rmSync(dump, { force: true });
   });
 
-  /** Dumps while creates go on, then creates more, stops the service, and returns what was acknowledged before and after. */
-  async function dumpUnderWrites(on: TestStore, dumpArgs: string[]) {
+  /** What the page's commands name their database server's clients by, for createdb: the test's server. */
+  const serverEnv = { PGHOST: upstream.hostname, PGPORT: upstream.port || '5432', PGUSER: upstream.username };
+  const PAGE_URL = 'postgres://app@db.internal:5432/users';
+
+  /**
+   * Runs a block of the page's that dumps, creates the new database and restores into it, while creates go on;
+   * then creates more, stops the service, and returns what was acknowledged before and after.
+   */
+  async function dumpUnderWrites(on: TestStore, script: string) {
     server = await startServerProcess(on);
     const writes = steadyWrites(server);
     await writes.atLeast(20);
     const before = [...writes.acknowledged];
-    const dumped = await command('pg_dump', dumpArgs);
+    const dumped = await command('bash', ['-c', script], serverEnv);
     await writes.atLeast(before.length + 5);
     await writes.stop();
     expect(dumped).toMatchObject({ code: 0, stderr: '' });
@@ -311,16 +332,16 @@ describe('SQLite: npm run backup while the service writes, npm run restore', () 
     return { before, after: writes.acknowledged.filter((id) => !before.includes(id)) };
   }
 
-  /** The docs' step that keeps ids from being handed out twice, then a service on the restored database. */
+  /** The page's step that keeps ids from being handed out twice, then a service on the restored database. */
   async function carryIdsOverAndServe(from: string, to: string, onRestored: TestStore, before: number[], after: number[]) {
-    const spent = await command('psql', ['-At', from, '-c', "SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('users', 'id')), 0)"]);
-    expect(spent).toMatchObject({ code: 0, stderr: '' });
-    const set = await command('psql', [
-      to,
+    const carried = await command('bash', [
       '-c',
-      `SELECT setval(pg_get_serial_sequence('users', 'id'), greatest(${spent.stdout.trim()}, (SELECT coalesce(max(id), 0) FROM users), 1))`,
+      docBlock('docs/deployment.md', 'pg-carry-ids', [
+        [`${PAGE_URL}_restored`, to],
+        [PAGE_URL, from],
+      ]),
     ]);
-    expect(set).toMatchObject({ code: 0, stderr: '' });
+    expect(carried).toMatchObject({ code: 0, stderr: '' });
     server = await startServerProcess(onRestored);
     for (const id of before) expect((await fetch(`${server.url}/users/${id}`)).status).toBe(200);
     const created = await fetch(`${server.url}/users`, {
@@ -335,25 +356,27 @@ describe('SQLite: npm run backup while the service writes, npm run restore', () 
 
   test('a database of its own: the whole database dumped and restored into a new one, ids carried over', async () => {
     await postgresQuery(`create database ${own}`);
-    const { before, after } = await dumpUnderWrites({ ...store, url: databaseUrl(own) }, ['--format=custom', `--file=${dump}`, databaseUrl(own)]);
-    expect(await command('createdb', ['-h', upstream.hostname, '-p', upstream.port || '5432', '-U', upstream.username, restoredDatabase])).toMatchObject({
-      code: 0,
-    });
-    const restored = await command('pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${databaseUrl(restoredDatabase)}`, dump]);
-    expect(restored).toMatchObject({ code: 0, stderr: '' });
+    const script = docBlock('docs/deployment.md', 'pg-dump-database', [
+      [`${PAGE_URL}_restored`, databaseUrl(restoredDatabase)],
+      [PAGE_URL, databaseUrl(own)],
+      ['createdb users_restored', `createdb ${restoredDatabase}`],
+      ['users.dump', dump],
+    ]);
+    const { before, after } = await dumpUnderWrites({ ...store, url: databaseUrl(own) }, script);
     await carryIdsOverAndServe(databaseUrl(own), databaseUrl(restoredDatabase), { ...store, url: databaseUrl(restoredDatabase) }, before, after);
   }, 60_000);
 
   test('a schema of its own: the schema dumped, pg_trgm installed in the new database, restored, ids carried over', async () => {
     const schema = new URL(store.url).searchParams.get('options')!.replace('-c search_path=', '');
-    const { before, after } = await dumpUnderWrites(store, ['--format=custom', `--schema=${schema}`, `--file=${dump}`, upstream.toString()]);
-    expect(await command('createdb', ['-h', upstream.hostname, '-p', upstream.port || '5432', '-U', upstream.username, restoredDatabase])).toMatchObject({
-      code: 0,
-    });
     const target = databaseUrl(restoredDatabase);
-    expect(await command('psql', [target, '-c', 'CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public'])).toMatchObject({ code: 0 });
-    const restored = await command('pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${target}`, dump]);
-    expect(restored).toMatchObject({ code: 0, stderr: '' });
+    const script = docBlock('docs/deployment.md', 'pg-dump-schema', [
+      [`${PAGE_URL}_restored`, target],
+      [PAGE_URL, upstream.toString()],
+      ['--schema=myschema', `--schema=${schema}`],
+      ['createdb users_restored', `createdb ${restoredDatabase}`],
+      ['users.dump', dump],
+    ]);
+    const { before, after } = await dumpUnderWrites(store, script);
     const inSchema = (url: string) => Object.assign(new URL(url), { search: `?options=${encodeURIComponent(`-c search_path=${schema}`)}` }).toString();
     await carryIdsOverAndServe(inSchema(upstream.toString()), inSchema(target), { ...store, url: inSchema(target) }, before, after);
   }, 60_000);

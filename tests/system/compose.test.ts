@@ -5,15 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { docBlock } from '../support/doc-blocks.js';
 import { buildImage, podman, podmanAvailable } from '../support/podman.js';
 import { slotPort } from '../support/ports.js';
 import { startSteadyLoad, type SteadyLoadResult } from '../support/steady-load.js';
 import { commandRuns, toolReady } from '../support/system-tools.js';
 
 // compose.yaml run by podman-compose (Debian 12's 1.0), on images made here from Debian's packages where no
-// registry is reached (make service-images): its own commands as its header writes them, a rolling restart of
-// both instances with deploy/rolling-restart.sh under steady load, and what `down` leaves behind. A project of
-// the test's own, on a port of its own.
+// registry is reached (make service-images): docs/deployment.md's commands as written (compose.yaml's header
+// gives the same, tests/unit/compose-file.test.ts), its rolling restart of both instances under steady load,
+// and what `down` leaves behind. A project of the test's own, on a port of its own.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
@@ -25,17 +26,6 @@ const composeReady = (): boolean =>
     'make compose-tools installs them',
   );
 const describeCompose = composeReady() ? describe : describe.skip;
-
-/** The commands of compose.yaml's header, in order, as written. */
-function headerCommands(): string[] {
-  const lines = readFileSync(`${ROOT}compose.yaml`, 'utf8').split('\n');
-  const commands: string[] = [];
-  for (const line of lines.slice(lines.findIndex((line) => line.endsWith('Then:')) + 1)) {
-    if (!line.startsWith('#   ')) break;
-    commands.push(line.slice(4));
-  }
-  return commands;
-}
 
 describeCompose('compose.yaml, run by podman-compose as written', () => {
   const project = `urc${randomBytes(4).toString('hex')}`;
@@ -63,16 +53,14 @@ describeCompose('compose.yaml, run by podman-compose as written', () => {
     rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 
-  test("the header's commands bring the topology up and answer as they say: the user created is the one read", async () => {
+  test("docs/deployment.md's commands, as written, bring the topology up and answer as they say: the user created is the one read", async () => {
     const script = [
-      'set -e',
-      ...headerCommands().map((command) =>
-        command
-          .replace("printf %s '…'", "printf %s 'compose-test-pass'")
-          .replace('-p user-records', `-p ${project}`)
-          .replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`),
-      ),
-      // What the header exported, for the compose commands that follow (they read the same variables).
+      docBlock('docs/deployment.md', 'compose-up', [
+        ["printf %s '…'", "printf %s 'compose-test-pass'"],
+        ['-p user-records', `-p ${project}`],
+        ['127.0.0.1:8080', `127.0.0.1:${port}`],
+      ]),
+      // What the block exported, for the compose commands that follow (they read the same variables).
       `env -0 > ${dir}/env`,
     ].join('\n');
     const began = performance.now();
@@ -88,8 +76,9 @@ describeCompose('compose.yaml, run by podman-compose as written', () => {
         .filter(Boolean)
         .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
     );
+    // The block's last two commands print the user created and the user read (make image prints before them).
     const ada = { id: 1, firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' };
-    expect((stdout.match(/\{[^}]*\}/g) ?? []).map((text) => JSON.parse(text))).toEqual([ada, ada]);
+    expect((stdout.match(/\{"id"[^}]*\}/g) ?? []).slice(-2).map((text) => JSON.parse(text))).toEqual([ada, ada]);
     expect(env.BASIC_AUTH_PASSWORD_HASH).toMatch(/^scrypt\$/);
     // The instances connect as the role that cannot change the schema; the migrations ran as its owner.
     expect(await psql("select usename from pg_stat_activity where datname = 'users' and usename is not null group by usename order by usename")).toContain(
@@ -98,7 +87,7 @@ describeCompose('compose.yaml, run by podman-compose as written', () => {
     expect(await psql("select tableowner from pg_tables where tablename = 'users'")).toEqual(['user_records']);
   }, 360_000);
 
-  test('deploy/rolling-restart.sh replaces both instances under steady load: no request fails, no acknowledged create is lost or made twice', async () => {
+  test("docs/deployment.md's rolling restart (deploy/rolling-restart.sh) replaces both instances under steady load: no request fails, no acknowledged create is lost or made twice", async () => {
     expect(env).toBeDefined();
     const before = { app1: await containerOf('app1'), app2: await containerOf('app2') };
     // Each instance opens the rest of its pool's connections on a first burst of reads. On this machine, for up
@@ -121,9 +110,9 @@ describeCompose('compose.yaml, run by podman-compose as written', () => {
     try {
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const began = performance.now();
-      rolled = await run(`${ROOT}deploy/rolling-restart.sh`, [], {
+      rolled = await run('bash', ['-c', docBlock('docs/deployment.md', 'rolling-restart', [['PROJECT=user-records', `PROJECT=${project}`]])], {
         cwd: ROOT,
-        env: { ...env, PROJECT: project, CONTAINERS_CONF: `${ROOT}deploy/containers.conf` },
+        env: { ...env, CONTAINERS_CONF: `${ROOT}deploy/containers.conf` },
         timeout: 300_000,
       });
       rolledSeconds = (performance.now() - began) / 1000;

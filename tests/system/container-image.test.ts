@@ -4,6 +4,9 @@ import { describeScenarios } from '../scenarios/user-records.scenarios.js';
 import { buildUserInput } from '../support/builders.js';
 import { loggedRequests, logEntries, startIdentifiedLoad } from '../support/identified-load.js';
 import { parsePasswordHash, verifyPassword } from '../../server/password-hash.js';
+import { docBlock } from '../support/doc-blocks.js';
+import { freePort } from '../support/ports.js';
+import { hashPassword } from '../../server/password-hash.js';
 import { BASE_IMAGE, buildImage, describeWithPodman, IMAGE, podman, podmanWithInput, startContainer, type Container } from '../support/podman.js';
 
 // The container image as operators run it (make image, then podman run): the acceptance scenarios on a SQLite
@@ -135,6 +138,35 @@ describeWithPodman('the container image', () => {
       await podman('stop', container.id);
     }
   }, 120_000);
+
+  test("docs/deployment.md's commands, as written, run a container that serves the protected resource with the hash given", async () => {
+    const name = `user-records-doc-${process.pid}`;
+    const port = await freePort();
+    const script = docBlock('docs/deployment.md', 'image-run', [
+      ['podman volume create user-records', `podman volume create ${name}`],
+      ['--name user-records ', `--name ${name} `],
+      ['-p 3000:3000 -v user-records:/data', `-p 127.0.0.1:${port}:3000 -v ${name}:/data`],
+      ["'scrypt$…'", `'${await hashPassword(credentials.password)}'`],
+    ]);
+    volumes.push(name);
+    containers.push(name);
+    execFileSync('bash', ['-c', script], { cwd: new URL('../..', import.meta.url), stdio: ['ignore', 'ignore', 'pipe'], timeout: 600_000 });
+    const url = `http://127.0.0.1:${port}`;
+    for (
+      let tries = 0;
+      (await fetch(`${url}/readyz`).then(
+        (response) => response.status,
+        () => 0,
+      )) !== 200;
+      tries++
+    ) {
+      if (tries > 300) throw new Error(`the container did not become ready within 30 s:\n${await podman('logs', name)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
+    expect((await fetch(`${url}/protected-resource`, { headers: { authorization } })).status).toBe(200);
+    expect(await inspect(name, '{{.HostConfig.ReadonlyRootfs}}')).toBe('true');
+  }, 600_000);
 
   test('keeps its data on the volume across podman rm and a new container', async () => {
     const volume = await newVolume();

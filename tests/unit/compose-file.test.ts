@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { hashPassword } from '../../server/password-hash.js';
 import { loadConfig, loadStoreConfig } from '../../server/config.js';
+import { docBlocks } from '../support/doc-blocks.js';
 
 // compose.yaml, as compose reads it: every instance's settings are ones the service accepts, and HAProxy gets
 // every address deploy/haproxy.cfg asks for. (tests/system/compose.test.ts runs it with podman-compose.)
@@ -111,4 +112,27 @@ test("HAProxy limits a client's connections with the numbers the service uses al
   const numbers = { MAX_CONNECTIONS_PER_CLIENT: String(alone.maxConnectionsPerClient), HEADERS_TIMEOUT_MS: String(alone.timeouts.headersMs) };
   expect(Object.fromEntries([...proxyVariables].filter(([, fallback]) => fallback !== undefined))).toEqual(numbers);
   expect(environmentOf(compose.services.haproxy!)).toMatchObject(numbers);
+});
+
+test("compose.yaml's header gives docs/deployment.md's commands, which tests/system/compose.test.ts runs", () => {
+  /** Each command on a line of its own (continuations joined), without its comment. */
+  const commands = (text: string) =>
+    text
+      .replace(/\s*\\\n\s*/g, ' ')
+      .split('\n')
+      .map((line) => line.replace(/\s+# .*$/, '').trim())
+      .filter(Boolean);
+  const lines = read('compose.yaml').split('\n');
+  const header = lines.slice(lines.findIndex((line) => line.endsWith('Then:')) + 1);
+  const given = commands(
+    header
+      .slice(
+        0,
+        header.findIndex((line) => !line.startsWith('#   ')),
+      )
+      .map((line) => line.slice(4))
+      .join('\n'),
+  );
+  const page = docBlocks('docs/deployment.md').find((block) => block.label === 'compose-up')!;
+  expect(given).toEqual(commands(page.text).filter((command) => !command.startsWith('make ')));
 });
