@@ -42,7 +42,7 @@ const requests = (lines: LogLine[]) => lines.filter((line) => line.msg === 'requ
 function rawGet(server: TestServer, target: string): Promise<number> {
   const { port } = new URL(server.url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1', () => socket.end(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+    const socket = connect(Number(port), '127.0.0.1', () => socket.end(`GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`));
     let answer = '';
     socket.on('data', (chunk) => (answer += chunk.toString()));
     socket.on('end', () => resolve(Number(answer.split(' ')[1])));
@@ -115,7 +115,7 @@ test('a client that hangs up in the middle of a streamed list is logged at info,
       const socket = connect(server.port, '127.0.0.1');
       socket.on('error', () => undefined);
       await new Promise((resolve) => socket.once('connect', resolve));
-      socket.write('GET /users HTTP/1.1\r\nHost: x\r\nX-Request-Id: hang-up-1\r\n\r\n');
+      socket.write('GET /users HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: hang-up-1\r\n\r\n');
       await new Promise((resolve) => socket.once('data', resolve));
       socket.pause();
       socket.resetAndDestroy();

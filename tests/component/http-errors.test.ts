@@ -33,7 +33,7 @@ describeEachDialect((dialect) => {
     });
 
     test.each(['POST /users', 'PUT /api/users/1'])('%s with Content-Type: application/json and no body at all (no Content-Length)', async (line) => {
-      const request = Buffer.from(`${line} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n`);
+      const request = Buffer.from(`${line} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n`);
       const { responses } = await sendRaw(request, { port: sut.server.port });
       expect(responses[0]?.status).toBe(400);
       expect(JSON.parse(responses[0]!.body.toString())).toMatchObject({
@@ -106,7 +106,7 @@ describeEachDialect((dialect) => {
     });
 
     test('a long Expect', async () => {
-      const request = Buffer.from(`GET /users HTTP/1.1\r\nHost: x\r\nExpect: ${long}\r\nConnection: close\r\n\r\n`);
+      const request = Buffer.from(`GET /users HTTP/1.1\r\nHost: localhost\r\nExpect: ${long}\r\nConnection: close\r\n\r\n`);
       const { responses } = await sendRaw(request, { port: sut.server.port });
       expect(responses[0]?.status).toBe(417);
       expect(JSON.parse(responses[0]!.body.toString())).toEqual({
@@ -302,7 +302,7 @@ describe('answers every operation may give', () => {
   const problemOf = (body: Buffer) => JSON.parse(body.toString());
 
   test('400: a request that is not HTTP/1.1 names no instance', async () => {
-    const { responses } = await sendRaw(Buffer.from('GET /healthz HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n'), { port: sut.server.port });
+    const { responses } = await sendRaw(Buffer.from('GET /healthz HTTP/1.1\r\nHost: localhost\r\nNo colon here\r\n\r\n'), { port: sut.server.port });
     expect(responses[0]?.status).toBe(400);
     expect(problemOf(responses[0]!.body)).toEqual({
       type: 'urn:user-records:problem:bad-request',
@@ -313,7 +313,9 @@ describe('answers every operation may give', () => {
   });
 
   test('431: a request head over 16 KiB names no instance', async () => {
-    const { responses } = await sendRaw(Buffer.from(`GET /users HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(17_000)}\r\n\r\n`), { port: sut.server.port });
+    const { responses } = await sendRaw(Buffer.from(`GET /users HTTP/1.1\r\nHost: localhost\r\nX-Filler: ${'a'.repeat(17_000)}\r\n\r\n`), {
+      port: sut.server.port,
+    });
     expect(responses[0]?.status).toBe(431);
     expect(problemOf(responses[0]!.body)).toEqual({
       type: 'urn:user-records:problem:headers-too-large',

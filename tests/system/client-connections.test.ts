@@ -21,7 +21,7 @@ afterEach(async () => {
 const CREATES = 1000;
 /** Lets connections whose request head never finishes stay open for the whole of a test. */
 const LONG_HEADS = { HEADERS_TIMEOUT_MS: '60000', REQUEST_TIMEOUT_MS: '60000' };
-const healthz = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
+const healthz = 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n';
 const answered = (connection: Held) => connection.received.includes('"status":"ok"') || connection.received.startsWith('HTTP/1.1 503');
 
 // Issue 24, item 6: Node's fetch with 64 requests in flight opened up to 100 sockets, and 8-13 of 200 creates
@@ -61,7 +61,7 @@ test("at the cap, a client's idle keep-alive connections give their places to it
   // Five connections answered and idle, five with a request under way (its head not yet complete).
   const idle = await Promise.all(Array.from({ length: 5 }, () => reader(url, healthz, '127.0.0.2')));
   await until(() => idle.every(answered), 5000);
-  const busy = await Promise.all(Array.from({ length: 5 }, () => reader(url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n', '127.0.0.2')));
+  const busy = await Promise.all(Array.from({ length: 5 }, () => reader(url, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n', '127.0.0.2')));
   held.push(...idle, ...busy);
   await until(() => false, 300);
   // Five more: each takes the place of an idle one, which is closed after its next answer (not under a request
@@ -86,7 +86,7 @@ test('at the cap with every connection busy, a new one is refused with 503, and 
   store = await createTestStore('sqlite');
   server = await startServerProcess(store, { LOG_LEVEL: 'info', KEEP_ALIVE_TIMEOUT_MS: '60000', MAX_CONNECTIONS_PER_CLIENT: '10', ...LONG_HEADS });
   const { url } = server;
-  const busy = await Promise.all(Array.from({ length: 10 }, () => reader(url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n', '127.0.0.2')));
+  const busy = await Promise.all(Array.from({ length: 10 }, () => reader(url, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n', '127.0.0.2')));
   held.push(...busy);
   await until(() => false, 300);
   const refused = await reader(url, healthz, '127.0.0.2');
@@ -104,7 +104,7 @@ test('at the cap with every connection busy, a new one is refused with 503, and 
 
 /** Opens `count` connections from `from`, each with a request under way (its head never finished); resolves once each is held or refused. */
 async function busyConnections(url: string, count: number, from: string): Promise<Held[]> {
-  const connections = await Promise.all(Array.from({ length: count }, () => reader(url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n', from)));
+  const connections = await Promise.all(Array.from({ length: count }, () => reader(url, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n', from)));
   held.push(...connections);
   await until(() => false, 500);
   await until(() => connections.every((connection) => !connection.closed || connection.received.startsWith('HTTP/1.1 503')), 5000);

@@ -36,7 +36,7 @@ test('a request still in flight at the deadline is cut, and the process exits 0 
   await new Promise((resolve) => socket.once('connect', resolve));
   socket.on('error', () => undefined);
   // A body that never finishes arriving.
-  socket.write('POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"first');
+  socket.write('POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"first');
   await new Promise((resolve) => setTimeout(resolve, 200));
   const started = Date.now();
   expect(await server.stop('SIGTERM')).toBe(0);

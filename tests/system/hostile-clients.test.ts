@@ -34,7 +34,7 @@ test('two connections that pipeline 1,900 full lists each and read nothing cost 
   const before = rssMiB(pid);
   const baseline = openSockets(pid);
   const probe = startProbe(`${url}/healthz`);
-  const flood = 'GET /users HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(1900);
+  const flood = 'GET /users HTTP/1.1\r\nHost: localhost\r\n\r\n'.repeat(1900);
   held.push(...(await Promise.all([nonReader(url, flood), nonReader(url, flood)])));
   let peak = before;
   const sample = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 100);
@@ -55,7 +55,7 @@ test('a connection that keeps pipelining behind a list it does not read is close
   const before = rssMiB(pid);
   const connection = await nonReader(url, '');
   held.push(connection);
-  const burst = 'GET /users HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(100);
+  const burst = 'GET /users HTTP/1.1\r\nHost: localhost\r\n\r\n'.repeat(100);
   const flood = setInterval(() => !connection.socket.destroyed && connection.socket.write(burst), 10);
   let peak = before;
   const sample = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 100);
@@ -69,7 +69,7 @@ test('a connection that keeps pipelining behind a list it does not read is close
 test('pipelined requests within the limit are all answered, in order', async () => {
   const { url } = await start(0, { MAX_PIPELINED_REQUESTS: '16' });
   const ids = Array.from({ length: 17 }, (_, i) => (i % 12) + 1);
-  const connection = await reader(url, ids.map((id) => `GET /users/${id} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
+  const connection = await reader(url, ids.map((id) => `GET /users/${id} HTTP/1.1\r\nHost: localhost\r\n\r\n`).join(''));
   held.push(connection);
   await until(() => (connection.received.match(/HTTP\/1\.1 200/g) ?? []).length === ids.length, 5000);
   expect([...connection.received.matchAll(/"id":(\d+)/g)].map((match) => Number(match[1]))).toEqual(ids);
@@ -83,7 +83,7 @@ test('connections that never read their responses are closed after SEND_TIMEOUT_
   // JSON to write first, which is CPU time that no limit can save.
   const { url, pid } = await start(100_000, { SEND_TIMEOUT_MS: '3000' });
   const baseline = { sockets: openSockets(pid), rss: rssMiB(pid) };
-  held.push(...(await Promise.all(Array.from({ length: NON_READERS }, () => nonReader(url, 'GET /users HTTP/1.1\r\nHost: x\r\n\r\n')))));
+  held.push(...(await Promise.all(Array.from({ length: NON_READERS }, () => nonReader(url, 'GET /users HTTP/1.1\r\nHost: localhost\r\n\r\n')))));
   const probe = startProbe(`${url}/healthz`);
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const during = { sockets: openSockets(pid), rss: rssMiB(pid) };
@@ -106,7 +106,7 @@ test('a client that reads slowly but steadily is not cut by the send timeout', a
   // The send timeout counts time without progress, not the length of a response: pauses of 400 ms, each
   // shorter than SEND_TIMEOUT_MS, over a response that takes far longer than it in all.
   const { url } = await start(100_000, { SEND_TIMEOUT_MS: '1000' });
-  const connection = await open(url, 'GET /users HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  const connection = await open(url, 'GET /users HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
   held.push(connection);
   const started = performance.now();
   const chunks: Buffer[] = [];
@@ -135,7 +135,7 @@ test('a client that reads slowly but steadily is not cut by the send timeout', a
 
 test('past MAX_CONNECTIONS (1,000 by default) a connection is refused with a 503 problem, and served once others close', async () => {
   const { url } = await start(0, { KEEP_ALIVE_TIMEOUT_MS: '60000', MAX_CONNECTIONS_PER_CLIENT: '0' });
-  const healthz = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
+  const healthz = 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n';
   for (let i = 0; i < 1100; i += 100) held.push(...(await Promise.all(Array.from({ length: 100 }, () => reader(url, healthz)))));
   await until(
     () => held.every((connection) => connection.received.startsWith('HTTP/1.1') && (connection.received.includes('"status":"ok"') || connection.closed)),
@@ -161,10 +161,10 @@ test('past MAX_CONNECTIONS (1,000 by default) a connection is refused with a 503
 
 test('one client cannot take every connection: past MAX_CONNECTIONS_PER_CLIENT busy ones it is refused, and others are still served', async () => {
   const { url } = await start(0, { KEEP_ALIVE_TIMEOUT_MS: '60000', MAX_CONNECTIONS_PER_CLIENT: '50' });
-  const healthz = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
+  const healthz = 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n';
   // Each of the hog's connections is busy: a request under way, its head never finished (an idle one would give
   // its place to the next, see client-connections.test.ts).
-  held.push(...(await Promise.all(Array.from({ length: 60 }, () => reader(url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n', '127.0.0.2')))));
+  held.push(...(await Promise.all(Array.from({ length: 60 }, () => reader(url, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n', '127.0.0.2')))));
   const other = await Promise.all(Array.from({ length: 5 }, () => reader(url, healthz, '127.0.0.3')));
   held.push(...other);
   const fromHog = held.slice(0, 60);

@@ -96,7 +96,7 @@ test('Ctrl-C (SIGINT to the process group, so each worker gets it twice) lets a 
   const closed = new Promise((resolve) => socket.once('close', resolve));
   const body = JSON.stringify(buildUserInput());
   await new Promise((resolve) => socket.once('connect', resolve));
-  socket.write(`POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+  socket.write(`POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
   await new Promise((resolve) => setTimeout(resolve, 300));
   process.kill(-server.pid, 'SIGINT');
   const signalled = Date.now();
