@@ -1070,6 +1070,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The Host header names a host this server does not answer for. A server listening on a loopback address (`make run`, the sandbox) answers its IP addresses, `localhost` and the names `ALLOWED_HOSTS` lists, and refuses others: a page on another site that points its own name at this server (DNS rebinding) gets this, not the server's answers. Answered before any operation is chosen. */
+        MisdirectedRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request line and headers together are larger than 16 KiB. Answered before any operation is chosen, so it names no `instance`; the connection is closed. */
         HeadersTooLarge: {
             headers: {
@@ -1376,6 +1385,7 @@ export interface operations {
             400: components["responses"]["DemoUsersBadQuery"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["DemoUsersInternalError"];
             503: components["responses"]["DemoUsersListUnavailable"];
@@ -1428,6 +1438,7 @@ export interface operations {
             413: components["responses"]["DemoUsersTooLarge"];
             415: components["responses"]["DemoUsersNotJson"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             422: components["responses"]["DemoUsersInvalid"];
             429: components["responses"]["DemoUsersTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1475,6 +1486,7 @@ export interface operations {
             404: components["responses"]["DemoUserNotFound"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["DemoUserInternalError"];
             503: components["responses"]["DemoUserUnavailable"];
@@ -1523,6 +1535,7 @@ export interface operations {
             413: components["responses"]["DemoUserTooLarge"];
             415: components["responses"]["DemoUserNotJson"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             422: components["responses"]["DemoUserInvalid"];
             429: components["responses"]["DemoUserTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1569,6 +1582,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             412: components["responses"]["DemoUserStale"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["DemoUserTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["DemoUserInternalError"];
@@ -1619,6 +1633,7 @@ export interface operations {
             413: components["responses"]["DemoUserTooLarge"];
             415: components["responses"]["DemoUserPatchNotJson"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             422: components["responses"]["DemoUserPatchInvalid"];
             429: components["responses"]["DemoUserTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1646,6 +1661,7 @@ export interface operations {
             401: components["responses"]["DemoUnauthorized"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["DemoTooManyAttempts"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["DemoProtectedInternalError"];
@@ -1707,6 +1723,7 @@ export interface operations {
             400: components["responses"]["UsersBadQuery"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["UsersInternalError"];
             503: components["responses"]["UsersListUnavailable"];
@@ -1759,6 +1776,7 @@ export interface operations {
             413: components["responses"]["UsersTooLarge"];
             415: components["responses"]["UsersNotJson"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             422: components["responses"]["UsersInvalid"];
             429: components["responses"]["UsersTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1806,6 +1824,7 @@ export interface operations {
             404: components["responses"]["UserNotFound"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["UserInternalError"];
             503: components["responses"]["UserUnavailable"];
@@ -1854,6 +1873,7 @@ export interface operations {
             413: components["responses"]["UserTooLarge"];
             415: components["responses"]["UserNotJson"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             422: components["responses"]["UserInvalid"];
             429: components["responses"]["UserTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1900,6 +1920,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             412: components["responses"]["UserStale"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["UserTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["UserInternalError"];
@@ -1950,6 +1971,7 @@ export interface operations {
             413: components["responses"]["UserTooLarge"];
             415: components["responses"]["UserPatchNotJson"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             422: components["responses"]["UserPatchInvalid"];
             429: components["responses"]["UserTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1977,6 +1999,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyAttempts"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ProtectedInternalError"];
@@ -2004,6 +2027,7 @@ export interface operations {
             400: components["responses"]["MalformedHttp"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["HealthInternalError"];
             503: components["responses"]["HealthRefused"];
@@ -2030,6 +2054,7 @@ export interface operations {
             400: components["responses"]["MalformedHttp"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ReadinessInternalError"];
             503: components["responses"]["NotReady"];
@@ -2056,6 +2081,7 @@ export interface operations {
             400: components["responses"]["MalformedHttp"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["MetricsInternalError"];
             503: components["responses"]["MetricsUnavailable"];

@@ -1099,6 +1099,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The Host header names a host this server does not answer for. A server listening on a loopback address (`make run`, the sandbox) answers its IP addresses, `localhost` and the names `ALLOWED_HOSTS` lists, and refuses others: a page on another site that points its own name at this server (DNS rebinding) gets this, not the server's answers. Answered before any operation is chosen. */
+        MisdirectedRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request line and headers together are larger than 16 KiB. Answered before any operation is chosen, so it names no `instance`; the connection is closed. */
         HeadersTooLarge: {
             headers: {
@@ -1495,6 +1504,7 @@ export interface operations {
             400: components["responses"]["DemoUsersBadQuery"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["DemoUsersInternalError"];
             503: components["responses"]["DemoUsersListUnavailable"];
@@ -1562,6 +1572,7 @@ export interface operations {
             413: components["responses"]["DemoUsersTooLarge"];
             415: components["responses"]["DemoUsersNotJson"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             422: components["responses"]["DemoUsersInvalid"];
             429: components["responses"]["DemoUsersTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1624,6 +1635,7 @@ export interface operations {
             404: components["responses"]["DemoUserNotFound"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["DemoUserInternalError"];
             503: components["responses"]["DemoUserUnavailable"];
@@ -1687,6 +1699,7 @@ export interface operations {
             413: components["responses"]["DemoUserTooLarge"];
             415: components["responses"]["DemoUserNotJson"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             422: components["responses"]["DemoUserInvalid"];
             429: components["responses"]["DemoUserTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1748,6 +1761,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             412: components["responses"]["DemoUserStale"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["DemoUserTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["DemoUserInternalError"];
@@ -1813,6 +1827,7 @@ export interface operations {
             413: components["responses"]["DemoUserTooLarge"];
             415: components["responses"]["DemoUserPatchNotJson"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             422: components["responses"]["DemoUserPatchInvalid"];
             429: components["responses"]["DemoUserTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1855,6 +1870,7 @@ export interface operations {
             401: components["responses"]["DemoUnauthorized"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["DemoTooManyAttempts"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["DemoProtectedInternalError"];
@@ -1930,6 +1946,7 @@ export interface operations {
             400: components["responses"]["UsersBadQuery"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["UsersInternalError"];
             503: components["responses"]["UsersListUnavailable"];
@@ -1997,6 +2014,7 @@ export interface operations {
             413: components["responses"]["UsersTooLarge"];
             415: components["responses"]["UsersNotJson"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             422: components["responses"]["UsersInvalid"];
             429: components["responses"]["UsersTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
@@ -2059,6 +2077,7 @@ export interface operations {
             404: components["responses"]["UserNotFound"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["UserInternalError"];
             503: components["responses"]["UserUnavailable"];
@@ -2122,6 +2141,7 @@ export interface operations {
             413: components["responses"]["UserTooLarge"];
             415: components["responses"]["UserNotJson"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             422: components["responses"]["UserInvalid"];
             429: components["responses"]["UserTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
@@ -2183,6 +2203,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             412: components["responses"]["UserStale"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["UserTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["UserInternalError"];
@@ -2248,6 +2269,7 @@ export interface operations {
             413: components["responses"]["UserTooLarge"];
             415: components["responses"]["UserPatchNotJson"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             422: components["responses"]["UserPatchInvalid"];
             429: components["responses"]["UserTooManyWrites"];
             431: components["responses"]["HeadersTooLarge"];
@@ -2290,6 +2312,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyAttempts"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ProtectedInternalError"];
@@ -2333,6 +2356,7 @@ export interface operations {
             400: components["responses"]["MalformedHttp"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["HealthInternalError"];
             503: components["responses"]["HealthRefused"];
@@ -2375,6 +2399,7 @@ export interface operations {
             400: components["responses"]["MalformedHttp"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ReadinessInternalError"];
             503: components["responses"]["NotReady"];
@@ -2417,6 +2442,7 @@ export interface operations {
             400: components["responses"]["MalformedHttp"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
+            421: components["responses"]["MisdirectedRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["MetricsInternalError"];
             503: components["responses"]["MetricsUnavailable"];

@@ -113,6 +113,21 @@ export const origins = makeValidator<readonly string[]>((raw) => {
   return bad === undefined ? given : refuse(`must be a comma-separated list of origins such as https://app.example.com (not ${JSON.stringify(bad)})`);
 });
 
+/**
+ * A comma-separated list of host names (`api.example.com`, no scheme or port), lower-cased; `*` alone: any.
+ */
+export const hostNames = makeValidator<readonly string[] | '*'>((raw) => {
+  if (raw.trim() === '*') return '*';
+  const given = raw
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
+  const bad = given.find((name) => !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(name));
+  return given.length > 0 && bad === undefined
+    ? given
+    : refuse('must be * or a comma-separated list of host names such as api.example.com, without scheme or port');
+});
+
 export const latency = makeValidator<LatencyRange>(parseLatency);
 
 /** An scrypt hash in the form `npm run hash-password` prints. */

@@ -7,6 +7,7 @@ import {
   boolean,
   databaseUrl,
   hops,
+  hostNames,
   httpUrl,
   integer,
   keyPrefix,
@@ -95,6 +96,8 @@ export interface Config {
   };
   /** Browser origins allowed to call the API (CORS); empty allows none. */
   readonly corsOrigins: readonly string[];
+  /** The Host names the server answers; a request naming another is refused (421). */
+  readonly allowedHosts: AllowedHosts;
   /** Proxies in front of the server whose X-Forwarded-For entries are trusted; 0 uses the socket's address. */
   readonly trustProxy: number;
   readonly timeouts: {
@@ -202,6 +205,7 @@ function serviceSettings(env: Env) {
     RATE_LIMIT_KEY_PREFIX: keyPrefix({ default: 'user-records' }),
     RATE_LIMIT_STORE_TIMEOUT_MS: integer(10, 60_000)({ default: 500 }),
     CORS_ORIGINS: origins({ default: [] }),
+    ALLOWED_HOSTS: hostNames({ default: undefined }),
     TRUST_PROXY: hops({ default: 0 }),
     REQUEST_TIMEOUT_MS: integer(1000, 3_600_000)({ default: 30_000 }),
     HEADERS_TIMEOUT_MS: integer(500, 600_000)({ default: 10_000 }),
@@ -280,6 +284,23 @@ export function loadStoreConfig(env: Env): StoreConfig {
   return Object.freeze(config);
 }
 
+/**
+ * Which names in the Host header the server answers (`any`), or which besides IP addresses and `localhost` (and
+ * its subdomains): the names a page on another site cannot point at this server by DNS rebinding. A server
+ * listening on a loopback address answers only those unless ALLOWED_HOSTS names more (behind a proxy, under
+ * another name); elsewhere, any name unless ALLOWED_HOSTS names some. `ALLOWED_HOSTS=*`: any, wherever.
+ */
+export type AllowedHosts = { readonly any: true } | { readonly any: false; readonly names: ReadonlySet<string> };
+
+/** An address that only this machine reaches (HOST). */
+const LOOPBACK = /^(127(\.\d{1,3}){3}|::1|\[::1\]|localhost)$/i;
+
+function allowedHostsOf(listed: readonly string[] | '*' | undefined, host: string): AllowedHosts {
+  if (listed === '*') return { any: true };
+  if (listed === undefined) return LOOPBACK.test(host) ? { any: false, names: new Set() } : { any: true };
+  return { any: false, names: new Set(listed) };
+}
+
 /** Reads and validates the configuration; throws a ConfigError naming each bad or missing variable. */
 export function loadConfig(env: Env): Config {
   const { values: v, problems } = readSettings(env, serviceSettings(env));
@@ -303,6 +324,7 @@ export function loadConfig(env: Env): Config {
     writesPerMinute: v.RATE_LIMIT_WRITES_PER_MINUTE,
     sharedLimits: { redisUrl: v.REDIS_URL, keyPrefix: v.RATE_LIMIT_KEY_PREFIX, timeoutMs: v.RATE_LIMIT_STORE_TIMEOUT_MS },
     corsOrigins: v.CORS_ORIGINS,
+    allowedHosts: allowedHostsOf(v.ALLOWED_HOSTS, v.HOST),
     trustProxy: v.TRUST_PROXY,
     timeouts: {
       requestMs: v.REQUEST_TIMEOUT_MS,

@@ -69,6 +69,7 @@ export interface UserRecordsHandlers {
     | Reply<'getHealth', 400>
     | Reply<'getHealth', 408>
     | Reply<'getHealth', 417>
+    | Reply<'getHealth', 421>
     | Reply<'getHealth', 431>
     | Reply<'getHealth', 500>
     | Reply<'getHealth', 503>
@@ -79,6 +80,7 @@ export interface UserRecordsHandlers {
     | Reply<'getMetrics', 400>
     | Reply<'getMetrics', 408>
     | Reply<'getMetrics', 417>
+    | Reply<'getMetrics', 421>
     | Reply<'getMetrics', 431>
     | Reply<'getMetrics', 500>
     | Reply<'getMetrics', 503>
@@ -89,6 +91,7 @@ export interface UserRecordsHandlers {
     | Reply<'getReadiness', 400>
     | Reply<'getReadiness', 408>
     | Reply<'getReadiness', 417>
+    | Reply<'getReadiness', 421>
     | Reply<'getReadiness', 431>
     | Reply<'getReadiness', 500>
     | Reply<'getReadiness', 503>
@@ -100,6 +103,7 @@ export interface UserRecordsHandlers {
     | Reply<'getDemoProtectedResource', 401>
     | Reply<'getDemoProtectedResource', 408>
     | Reply<'getDemoProtectedResource', 417>
+    | Reply<'getDemoProtectedResource', 421>
     | Reply<'getDemoProtectedResource', 429>
     | Reply<'getDemoProtectedResource', 431>
     | Reply<'getDemoProtectedResource', 500>
@@ -112,6 +116,7 @@ export interface UserRecordsHandlers {
     | Reply<'getProtectedResource', 401>
     | Reply<'getProtectedResource', 408>
     | Reply<'getProtectedResource', 417>
+    | Reply<'getProtectedResource', 421>
     | Reply<'getProtectedResource', 429>
     | Reply<'getProtectedResource', 431>
     | Reply<'getProtectedResource', 500>
@@ -140,6 +145,7 @@ export interface UserRecordsHandlers {
     | Reply<'createDemoUser', 413>
     | Reply<'createDemoUser', 415>
     | Reply<'createDemoUser', 417>
+    | Reply<'createDemoUser', 421>
     | Reply<'createDemoUser', 422>
     | Reply<'createDemoUser', 429>
     | Reply<'createDemoUser', 431>
@@ -155,6 +161,7 @@ export interface UserRecordsHandlers {
     | Reply<'deleteDemoUser', 408>
     | Reply<'deleteDemoUser', 412>
     | Reply<'deleteDemoUser', 417>
+    | Reply<'deleteDemoUser', 421>
     | Reply<'deleteDemoUser', 429>
     | Reply<'deleteDemoUser', 431>
     | Reply<'deleteDemoUser', 500>
@@ -169,6 +176,7 @@ export interface UserRecordsHandlers {
     | Reply<'getDemoUser', 404>
     | Reply<'getDemoUser', 408>
     | Reply<'getDemoUser', 417>
+    | Reply<'getDemoUser', 421>
     | Reply<'getDemoUser', 431>
     | Reply<'getDemoUser', 500>
     | Reply<'getDemoUser', 503>
@@ -179,6 +187,7 @@ export interface UserRecordsHandlers {
     | Reply<'listDemoUsers', 400>
     | Reply<'listDemoUsers', 408>
     | Reply<'listDemoUsers', 417>
+    | Reply<'listDemoUsers', 421>
     | Reply<'listDemoUsers', 431>
     | Reply<'listDemoUsers', 500>
     | Reply<'listDemoUsers', 503>
@@ -193,6 +202,7 @@ export interface UserRecordsHandlers {
     | Reply<'patchDemoUser', 413>
     | Reply<'patchDemoUser', 415>
     | Reply<'patchDemoUser', 417>
+    | Reply<'patchDemoUser', 421>
     | Reply<'patchDemoUser', 422>
     | Reply<'patchDemoUser', 429>
     | Reply<'patchDemoUser', 431>
@@ -210,6 +220,7 @@ export interface UserRecordsHandlers {
     | Reply<'replaceDemoUser', 413>
     | Reply<'replaceDemoUser', 415>
     | Reply<'replaceDemoUser', 417>
+    | Reply<'replaceDemoUser', 421>
     | Reply<'replaceDemoUser', 422>
     | Reply<'replaceDemoUser', 429>
     | Reply<'replaceDemoUser', 431>
@@ -226,6 +237,7 @@ export interface UserRecordsHandlers {
     | Reply<'createUser', 413>
     | Reply<'createUser', 415>
     | Reply<'createUser', 417>
+    | Reply<'createUser', 421>
     | Reply<'createUser', 422>
     | Reply<'createUser', 429>
     | Reply<'createUser', 431>
@@ -241,6 +253,7 @@ export interface UserRecordsHandlers {
     | Reply<'deleteUser', 408>
     | Reply<'deleteUser', 412>
     | Reply<'deleteUser', 417>
+    | Reply<'deleteUser', 421>
     | Reply<'deleteUser', 429>
     | Reply<'deleteUser', 431>
     | Reply<'deleteUser', 500>
@@ -255,6 +268,7 @@ export interface UserRecordsHandlers {
     | Reply<'getUser', 404>
     | Reply<'getUser', 408>
     | Reply<'getUser', 417>
+    | Reply<'getUser', 421>
     | Reply<'getUser', 431>
     | Reply<'getUser', 500>
     | Reply<'getUser', 503>
@@ -265,6 +279,7 @@ export interface UserRecordsHandlers {
     | Reply<'listUsers', 400>
     | Reply<'listUsers', 408>
     | Reply<'listUsers', 417>
+    | Reply<'listUsers', 421>
     | Reply<'listUsers', 431>
     | Reply<'listUsers', 500>
     | Reply<'listUsers', 503>
@@ -279,6 +294,7 @@ export interface UserRecordsHandlers {
     | Reply<'patchUser', 413>
     | Reply<'patchUser', 415>
     | Reply<'patchUser', 417>
+    | Reply<'patchUser', 421>
     | Reply<'patchUser', 422>
     | Reply<'patchUser', 429>
     | Reply<'patchUser', 431>
@@ -296,6 +312,7 @@ export interface UserRecordsHandlers {
     | Reply<'replaceUser', 413>
     | Reply<'replaceUser', 415>
     | Reply<'replaceUser', 417>
+    | Reply<'replaceUser', 421>
     | Reply<'replaceUser', 422>
     | Reply<'replaceUser', 429>
     | Reply<'replaceUser', 431>

@@ -3,6 +3,7 @@ import type { UserRecordsHandlers } from '../../generated/server/handlers.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Tracing } from '../tracing.js';
+import { allowedHosts } from './security/allowed-hosts.js';
 import { corsFor, securityHeaders } from './security/browser-headers.js';
 import { createDocsRouter } from './docs/docs.js';
 import { CONTRACT_FILE, SANDBOX_CONTRACT_FILE } from './contract/contract-file.js';
@@ -46,8 +47,8 @@ export interface AppDeps {
 /**
  * The Koa application, outermost first: one request per connection at a time; request id, logs and metrics;
  * requests per connection; security and CORS headers; problem+json for every error; in sandbox mode, the
- * answer's delay; request hygiene; the client's key for per-client limits; the contract's routes; the API
- * reference; 404 for the rest.
+ * answer's delay; request hygiene; the Host names it answers; the client's key for per-client limits; the
+ * contract's routes; the API reference; 404 for the rest.
  */
 export function createApp(deps: AppDeps): Koa {
   // ctx.ip agrees with ctx.state.client's choice of entry (the limits use the latter, normalised).
@@ -81,6 +82,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(problemMiddleware(deps.logger));
   if (deps.config.sandbox) app.use(delayedAnswers(deps.contract, deps.config.sandbox.latencyMs));
   app.use(requestHygiene);
+  app.use(allowedHosts(deps.config.allowedHosts));
   app.use(clientKey(hops));
   app.use(router);
   app.use(createDocsRouter(deps.contract, deps.config.sandbox ? SANDBOX_CONTRACT_FILE : CONTRACT_FILE, deps.config.basePath).routes());

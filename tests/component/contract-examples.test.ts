@@ -30,6 +30,8 @@ const CONDITIONS: Record<string, ProblemKind> = {
   'request-too-slow': 'request-timeout', // tests/system/slow-clients.test.ts
   'unmet-expectation': 'expectation-failed', // tests/component/http-errors.test.ts
   'head-too-large': 'headers-too-large', // tests/component/http-errors.test.ts
+  // A Host header fetch() cannot send.
+  'foreign-host': 'misdirected-request', // tests/component/allowed-hosts.test.ts
 };
 
 const examples = collectExamples();

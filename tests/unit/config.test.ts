@@ -31,6 +31,8 @@ describe('loadConfig', () => {
       writesPerMinute: 600,
       sharedLimits: { redisUrl: undefined, keyPrefix: 'user-records', timeoutMs: 500 },
       corsOrigins: [],
+      // On a loopback address (HOST's default): its IP addresses and localhost only, against DNS rebinding.
+      allowedHosts: { any: false, names: new Set() },
       trustProxy: 0,
       timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5000, shutdownMs: 10_000, sendMs: 30_000 },
       maxRequestsPerSocket: 1000,
@@ -272,4 +274,17 @@ describe('loadConfig', () => {
   test('the password of a database URL is never echoed', () => {
     expect(problemsOf({ ...required, DATABASE_URL: 'mysql://user:hunter2@db/x' }).join()).not.toContain('hunter2');
   });
+});
+
+test('ALLOWED_HOSTS: names, lower-cased; * for any; anything else is refused in one line', () => {
+  const base = { BASIC_AUTH_USERNAME: 'admin', BASIC_AUTH_PASSWORD: 'x' };
+  expect(loadConfig({ ...base, ALLOWED_HOSTS: 'Users.Example.com, api.example.com' }).allowedHosts).toEqual({
+    any: false,
+    names: new Set(['users.example.com', 'api.example.com']),
+  });
+  expect(loadConfig({ ...base, ALLOWED_HOSTS: '*' }).allowedHosts).toEqual({ any: true });
+  expect(loadConfig({ ...base, HOST: '0.0.0.0' }).allowedHosts).toEqual({ any: true });
+  expect(loadConfig({ ...base, HOST: '::1' }).allowedHosts).toEqual({ any: false, names: new Set() });
+  for (const bad of ['https://users.example.com', 'users.example.com:443', 'a b', ','])
+    expect(() => loadConfig({ ...base, ALLOWED_HOSTS: bad })).toThrow(/ALLOWED_HOSTS must be \* or a comma-separated list of host names/);
 });

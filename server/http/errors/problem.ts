@@ -23,6 +23,7 @@ type HttpProblemKind =
   | 'validation-failed'
   | 'internal-error'
   | 'too-many-connections'
+  | 'misdirected-request'
   | 'metrics-unavailable';
 
 /** The name of a kind of problem. */
@@ -41,6 +42,7 @@ export const PROBLEMS: Record<ProblemKind, { status: number; title: string; head
   'precondition-failed': { status: 412, title: 'Precondition Failed' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },
+  'misdirected-request': { status: 421, title: 'Misdirected Request' },
   'validation-failed': { status: 422, title: 'Validation failed' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency-Key reused' },
   'expectation-failed': { status: 417, title: 'Expectation Failed' },
