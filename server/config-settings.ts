@@ -1,6 +1,7 @@
 import { makeValidator } from 'envalid';
 import { parseInteger, parseLatency, refuse, type LatencyRange } from './config-defaults.js';
 import { parsePasswordHash, type PasswordHash } from './password-hash.js';
+import { parseHostNames } from './host-names.js';
 
 // The kinds of value a setting takes, as envalid validators (https://github.com/af/envalid): each parses a
 // variable's text or throws an error whose message is the reason, which config.ts shows after the variable's
@@ -113,19 +114,13 @@ export const origins = makeValidator<readonly string[]>((raw) => {
   return bad === undefined ? given : refuse(`must be a comma-separated list of origins such as https://app.example.com (not ${JSON.stringify(bad)})`);
 });
 
-/**
- * A comma-separated list of host names (`api.example.com`, no scheme or port), lower-cased; `*` alone: any.
- */
+/** A comma-separated list of host names (`api.example.com`, no scheme or port), lower-cased; `*` alone: any. */
 export const hostNames = makeValidator<readonly string[] | '*'>((raw) => {
-  if (raw.trim() === '*') return '*';
-  const given = raw
-    .split(',')
-    .map((name) => name.trim().toLowerCase())
-    .filter((name) => name !== '');
-  const bad = given.find((name) => !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(name));
-  return given.length > 0 && bad === undefined
-    ? given
-    : refuse('must be * or a comma-separated list of host names such as api.example.com, without scheme or port');
+  try {
+    return parseHostNames(raw);
+  } catch (error) {
+    return refuse((error as Error).message);
+  }
 });
 
 export const latency = makeValidator<LatencyRange>(parseLatency);

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { customCleanEnv, EnvMissingError, type CleanedEnv } from 'envalid';
+import { allowedHostsFor, type AllowedHosts } from './host-names.js';
 import type { PasswordHash } from './password-hash.js';
 import { DEFAULT_BODY_LIMIT_BYTES, SEARCH_BUDGET_MS, SEARCHES_WAITING, type LatencyRange } from './config-defaults.js';
 import {
@@ -284,23 +285,6 @@ export function loadStoreConfig(env: Env): StoreConfig {
   return Object.freeze(config);
 }
 
-/**
- * Which names in the Host header the server answers (`any`), or which besides IP addresses and `localhost` (and
- * its subdomains): the names a page on another site cannot point at this server by DNS rebinding. A server
- * listening on a loopback address answers only those unless ALLOWED_HOSTS names more (behind a proxy, under
- * another name); elsewhere, any name unless ALLOWED_HOSTS names some. `ALLOWED_HOSTS=*`: any, wherever.
- */
-export type AllowedHosts = { readonly any: true } | { readonly any: false; readonly names: ReadonlySet<string> };
-
-/** An address that only this machine reaches (HOST). */
-const LOOPBACK = /^(127(\.\d{1,3}){3}|::1|\[::1\]|localhost)$/i;
-
-function allowedHostsOf(listed: readonly string[] | '*' | undefined, host: string): AllowedHosts {
-  if (listed === '*') return { any: true };
-  if (listed === undefined) return LOOPBACK.test(host) ? { any: false, names: new Set() } : { any: true };
-  return { any: false, names: new Set(listed) };
-}
-
 /** Reads and validates the configuration; throws a ConfigError naming each bad or missing variable. */
 export function loadConfig(env: Env): Config {
   const { values: v, problems } = readSettings(env, serviceSettings(env));
@@ -324,7 +308,7 @@ export function loadConfig(env: Env): Config {
     writesPerMinute: v.RATE_LIMIT_WRITES_PER_MINUTE,
     sharedLimits: { redisUrl: v.REDIS_URL, keyPrefix: v.RATE_LIMIT_KEY_PREFIX, timeoutMs: v.RATE_LIMIT_STORE_TIMEOUT_MS },
     corsOrigins: v.CORS_ORIGINS,
-    allowedHosts: allowedHostsOf(v.ALLOWED_HOSTS, v.HOST),
+    allowedHosts: allowedHostsFor(v.ALLOWED_HOSTS, v.HOST),
     trustProxy: v.TRUST_PROXY,
     timeouts: {
       requestMs: v.REQUEST_TIMEOUT_MS,

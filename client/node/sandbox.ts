@@ -4,6 +4,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { parseInteger, parseLatency } from '../../server/config-defaults.js';
+import { allowedHostsFor, answersHost, misdirectedDetail, parseHostNames } from '../../server/host-names.js';
+import { excerpt } from '../../server/http/errors/excerpt.js';
+import { asUriReference, HttpProblem, problemDocument } from '../../server/http/errors/problem.js';
 import { localOriginCors } from '../../server/http/security/cors-policy.js';
 import type { BasicCredentials } from '../src/index.js';
 import { createInMemoryService } from '../src/service.js';
@@ -20,6 +23,11 @@ export interface SandboxOptions {
   readonly credentials?: BasicCredentials;
   readonly users?: readonly unknown[];
   readonly latency?: number | readonly [min: number, max: number];
+  /**
+   * Host names answered besides the IP addresses and localhost (`*`: any). On a loopback address nothing else
+   * is answered by default (421), against DNS rebinding, as the service does (ALLOWED_HOSTS).
+   */
+  readonly allowedHosts?: readonly string[] | '*';
 }
 
 /** A running sandbox: where it listens, and how to stop it. */
@@ -58,10 +66,19 @@ async function send(response: Response, res: ServerResponse): Promise<void> {
 }
 
 /** Starts the sandbox; resolves once it listens (port 0: a free one, named in `url`). */
-export async function startSandbox({ port = 4011, host = '127.0.0.1', credentials, users, latency }: SandboxOptions = {}): Promise<Sandbox> {
+export async function startSandbox({ port = 4011, host = '127.0.0.1', credentials, users, latency, allowedHosts }: SandboxOptions = {}): Promise<Sandbox> {
   let origin = '';
   let service: ReturnType<typeof createInMemoryService> | undefined;
+  const allowed = allowedHostsFor(allowedHosts, host);
   const server: Server = createServer((req, res) => {
+    if (!answersHost(allowed, req.headers.host)) {
+      const { status, headers, body } = problemDocument(
+        new HttpProblem('misdirected-request', misdirectedDetail(req.headers.host!, excerpt)),
+        asUriReference(new URL(req.url ?? '/', 'http://sandbox').pathname),
+      );
+      res.writeHead(status, { ...headers, 'Content-Type': 'application/problem+json' }).end(body);
+      return;
+    }
     const request = requestOf(req, res, origin);
     const cors = localOriginCors(request);
     const answered = cors.preflight
@@ -96,7 +113,7 @@ export async function startSandbox({ port = 4011, host = '127.0.0.1', credential
   };
 }
 
-const USAGE = `user-records-sandbox [--port 4011] [--host 127.0.0.1] [--users users.json] [--latency 200-800] [--username admin --password dev-password]`;
+const USAGE = `user-records-sandbox [--port 4011] [--host 127.0.0.1] [--allowed-hosts names] [--users users.json] [--latency 200-800] [--username admin --password dev-password]`;
 
 /** The command: reads the command line, starts the sandbox; exits 1 with one line on anything it cannot use. */
 export async function main(): Promise<void> {
@@ -107,6 +124,8 @@ export async function main(): Promise<void> {
   const options = {
     port: { type: 'string', default: '4011' },
     host: { type: 'string', default: '127.0.0.1' },
+    // Read as the service reads ALLOWED_HOSTS, which is its default.
+    'allowed-hosts': { type: 'string', ...(process.env.ALLOWED_HOSTS ? { default: process.env.ALLOWED_HOSTS } : {}) },
     users: { type: 'string' },
     latency: { type: 'string' },
     username: { type: 'string', default: 'admin' },
@@ -133,6 +152,7 @@ export async function main(): Promise<void> {
   };
   const port = read('port', values.port, parseInteger(0, 65535));
   const latency = values.latency === undefined ? undefined : read('latency', values.latency, parseLatency);
+  const allowedHosts = values['allowed-hosts'] === undefined ? undefined : read('allowed-hosts', values['allowed-hosts'], parseHostNames);
   let users: unknown;
   if (values.users !== undefined) {
     try {
@@ -146,6 +166,7 @@ export async function main(): Promise<void> {
     const sandbox = await startSandbox({
       port,
       host: values.host,
+      ...(allowedHosts === undefined ? {} : { allowedHosts }),
       credentials: { username: values.username, password: values.password },
       ...(users ? { users: users as unknown[] } : {}),
       ...(latency ? { latency: [latency.min, latency.max] as const } : {}),
