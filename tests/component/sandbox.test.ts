@@ -190,7 +190,7 @@ describe('sandbox mode', () => {
   });
 
   test.each([
-    ['code=418', 'asks for status 418, which this operation does not declare (it declares 200, 304, 400, 404, 408, 417, 431, 500, 503)'],
+    ['code=418', 'asks for status 418, which this operation does not declare (it declares 200, 304, 400, 404, 408, 417, 421, 431, 500, 503)'],
     ['code=404, example=nobody', 'asks for example nobody, which status 404 does not have (it has notFound)'],
     ['example=nobody', 'asks for example nobody, which the success answer (200) does not have (it has tobias)'],
     // Prism looks for an example without a code among the success examples alone: so does the sandbox.
