@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The breaking-change gate (make test): compares openapi/user-records.yaml with the last released contract,
-// openapi/released/user-records.yaml, using api-smart-diff, which classifies each change of an OpenAPI 3.0
+// openapi/released/1.0.0.yaml, using api-smart-diff, which classifies each change of an OpenAPI 3.0
 // document as breaking, non-breaking, deprecated or annotation. The contract's info.version (semver) must
 // have moved at least as far as its changes require (breaking: major; non-breaking or deprecated: minor;
 // annotation: patch), and the client package carries the same version.
@@ -79,7 +79,7 @@ export function changelogEntry(version, changes, date = new Date().toISOString()
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const read = (path) => parse(readFileSync(`${ROOT}${path}`, 'utf8'));
-  const released = read('openapi/released/user-records.yaml');
+  const released = read('openapi/released/1.0.0.yaml');
   const current = read('openapi/user-records.yaml');
   const client = JSON.parse(readFileSync(`${ROOT}client/package.json`, 'utf8'));
   const { changes, level, problems } = contractGate(released, current);
@@ -103,7 +103,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const changelog = `${ROOT}openapi/CHANGELOG.md`;
     const before = existsSync(changelog) ? readFileSync(changelog, 'utf8').replace(/^# .*\n\n/, '') : '';
     writeFileSync(changelog, `# Contract changelog\n\n${entry}\n${before}`);
-    copyFileSync(`${ROOT}openapi/user-records.yaml`, `${ROOT}openapi/released/user-records.yaml`);
-    console.log(`released ${current.info.version}: openapi/CHANGELOG.md and openapi/released/user-records.yaml`);
+    copyFileSync(`${ROOT}openapi/user-records.yaml`, `${ROOT}openapi/released/1.0.0.yaml`);
+    console.log(`released ${current.info.version}: openapi/CHANGELOG.md and openapi/released/1.0.0.yaml`);
   }
 }

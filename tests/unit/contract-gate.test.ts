@@ -17,7 +17,7 @@ interface Gate {
 type Contract = Record<string, any>;
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const released: Contract = parse(readFileSync(`${ROOT}openapi/released/user-records.yaml`, 'utf8'));
+const released: Contract = parse(readFileSync(`${ROOT}openapi/released/1.0.0.yaml`, 'utf8'));
 /** The released contract, changed by `change`, at `version`. */
 function changed(version: string, change: (contract: Contract) => void): Contract {
   const contract = structuredClone(released);
