@@ -129,7 +129,7 @@ contract-gate: $(INSTALLED) ## Breaking-change gate: the contract's changes sinc
 	node scripts/contract-gate.mjs
 
 # After a release's contract is final: its changelog entry into openapi/CHANGELOG.md, and the contract into
-# openapi/released/ as the one the gate compares with from then on.
+# openapi/released/<version>.yaml, the one the gate compares with from then on and the one npm publish takes.
 release-contract: $(INSTALLED) ## Record the contract as released (changelog entry, openapi/released/)
 	node scripts/contract-gate.mjs --release
 

@@ -1,19 +1,22 @@
 #!/usr/bin/env node
-// The breaking-change gate (make test): compares openapi/user-records.yaml with the last released contract,
-// openapi/released/1.0.0.yaml, using api-smart-diff, which classifies each change of an OpenAPI 3.0
-// document as breaking, non-breaking, deprecated or annotation. The contract's info.version (semver) must
-// have moved at least as far as its changes require (breaking: major; non-breaking or deprecated: minor;
-// annotation: patch), and the client package carries the same version.
+// The breaking-change gate (make test): compares openapi/user-records.yaml with the latest released contract
+// (openapi/released/<version>.yaml, one file per released version) through scripts/contract-changes.mjs.
+// The contract's info.version (semver) must have moved at least as far as its changes require (breaking:
+// major; non-breaking or deprecated: minor; annotation or unclassified: patch), and the client package
+// carries the same version. A version is released once: its file is never written again, and the package
+// publishes only a released version (scripts/released-contract.mjs).
 //   node scripts/contract-gate.mjs            check, in one line when it passes
-//   node scripts/contract-gate.mjs --entry    check; print the changelog entry the changes make
-//   node scripts/contract-gate.mjs --release  also prepend that entry to openapi/CHANGELOG.md and make the
-//                                             current contract the released one (make release-contract)
-import { readFileSync, writeFileSync, copyFileSync, existsSync } from 'node:fs';
+//   node scripts/contract-gate.mjs --entry    check; print the draft changelog entry the changes make
+//   node scripts/contract-gate.mjs --release  also prepend that entry to openapi/CHANGELOG.md and record the
+//                                             contract as released (make release-contract)
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { apiCompare } from 'api-smart-diff';
 import { parse } from 'yaml';
+import { contractChanges } from './contract-changes.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RELEASED = `${ROOT}openapi/released/`;
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const LEVELS = ['none', 'patch', 'minor', 'major'];
 const LEVEL_OF = { breaking: 'major', 'non-breaking': 'minor', deprecated: 'minor', annotation: 'patch', unclassified: 'patch' };
 
@@ -31,79 +34,111 @@ function required(released, level) {
   return released;
 }
 const compare = (a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
-
-/** Where in the contract a change is: the operation (`GET /users`), or the top-level member it is under. */
-const where = (path) => (path[0] === 'paths' && path.length > 2 ? `${String(path[2]).toUpperCase()} ${path[1]}` : path.slice(0, 2).join('.'));
+const plural = (count, one) => `${count} ${one}${count === 1 ? '' : 's'}`;
 
 /**
- * The changes from `before` to `after` (OpenAPI documents as data): each with its class and description,
- * the level they need, and the check of `after`'s info.version against `before`'s. Changes to info.version
- * itself are not counted.
+ * The changes from `before` (the latest released contract) to `after` (OpenAPI documents as data), the
+ * level they need, the least version that level allows (`least`), and what is wrong with `after`'s
+ * info.version. A version equal to the released one must have no change; a later one is a draft of the
+ * next release.
  */
 export function contractGate(before, after) {
-  const { diffs } = apiCompare(before, after);
-  const changes = diffs
-    .filter((diff) => !(diff.path[0] === 'info' && diff.path[1] === 'version'))
-    // A change to a shared component is reported again at each place that uses it, described; the
-    // components' own entries carry no description.
-    .filter((diff) => diff.description)
-    .map((diff) => ({ type: diff.type, description: `${where(diff.path)}: ${diff.description}` }));
+  const changes = contractChanges(before, after);
   const level = changes.reduce((most, change) => (LEVELS.indexOf(LEVEL_OF[change.type]) > LEVELS.indexOf(most) ? LEVEL_OF[change.type] : most), 'none');
   const released = semver(before.info.version);
   const current = semver(after.info.version);
-  const least = required(released, level);
+  const least = required(released, level).join('.');
   const problems = [];
-  if (compare(current, least) < 0) {
+  if (compare(current, released) < 0) problems.push(`info.version is ${after.info.version}, older than the released ${before.info.version}`);
+  else if (compare(current, semver(least)) < 0) {
+    const needing = changes.filter((change) => LEVEL_OF[change.type] === level).length;
     problems.push(
-      level === 'none'
-        ? `info.version is ${after.info.version}, older than the released ${before.info.version}`
-        : `the contract changed since ${before.info.version} in a way that needs a ${level} version (${changes.filter((change) => LEVEL_OF[change.type] === level).length} ${level === 'major' ? 'breaking ' : ''}change(s), listed above): info.version must be ${least.join('.')} or later (it is ${after.info.version})`,
+      `${plural(needing, level === 'major' ? 'breaking change' : `change`)} since the released ${before.info.version} (listed above) ${needing === 1 ? 'needs' : 'need'} a ${level} version: info.version must be ${least} or later, and it is ${after.info.version}`,
     );
   }
-  return { changes, level, problems };
+  const operations = Object.values(after.paths ?? {}).flatMap((item) => Object.keys(item ?? {}).filter((key) => METHODS.includes(key))).length;
+  return { changes, level, least, operations, problems };
 }
 
-/** The changelog entry of a release: its version and its changes, breaking ones first. */
-export function changelogEntry(version, changes, date = new Date().toISOString().slice(0, 10)) {
+/**
+ * The changelog entry of a release: its version, its date (or "draft": not released yet, with the version
+ * its changes need) and its changes, breaking ones first; a change made at several operations is one line
+ * that names them (or says "every operation", of the `operations` the contract has).
+ */
+export function changelogEntry(version, changes, { date, least, operations } = {}) {
   const order = ['breaking', 'deprecated', 'non-breaking', 'annotation', 'unclassified'];
   const titles = { breaking: 'Breaking', deprecated: 'Deprecated', 'non-breaking': 'Added or widened', annotation: 'Documentation', unclassified: 'Other' };
-  const lines = [`## ${version} (${date})`, ''];
+  const heading = date ? `## ${version} (${date})` : `## ${version} (draft: not released; its changes need ${least} or later)`;
+  const lines = [heading, ''];
+  const line = (description, places) => {
+    const text = description[0].toUpperCase() + description.slice(1);
+    if (places.size === 0) return `- ${text}`;
+    return `- ${text}: ${places.size === operations ? 'every operation' : [...places].join(', ')}`;
+  };
   for (const type of order) {
-    const described = [...new Set(changes.filter((change) => change.type === type).map((change) => change.description))];
-    if (described.length === 0) continue;
-    lines.push(`### ${titles[type]}`, '', ...described.map((text) => `- ${text}`), '');
+    const placesOf = new Map();
+    for (const change of changes.filter((one) => one.type === type)) {
+      const places = placesOf.get(change.description) ?? new Set();
+      if (change.at) places.add(change.at);
+      placesOf.set(change.description, places);
+    }
+    if (placesOf.size === 0) continue;
+    lines.push(`### ${titles[type]}`, '', ...[...placesOf].map(([description, places]) => line(description, places)), '');
   }
   if (changes.length === 0) lines.push('No change to the contract.', '');
   return lines.join('\n');
 }
 
+/** The released versions, oldest first, from openapi/released/<version>.yaml. */
+export function releasedVersions(directory = RELEASED) {
+  return readdirSync(directory)
+    .map((name) => /^(\d+\.\d+\.\d+)\.yaml$/.exec(name)?.[1])
+    .filter(Boolean)
+    .sort((a, b) => compare(semver(a), semver(b)));
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const read = (path) => parse(readFileSync(`${ROOT}${path}`, 'utf8'));
-  const released = read('openapi/released/1.0.0.yaml');
-  const current = read('openapi/user-records.yaml');
+  const versions = releasedVersions();
+  const latest = versions.at(-1);
+  const releasedText = readFileSync(`${RELEASED}${latest}.yaml`, 'utf8');
+  const currentText = readFileSync(`${ROOT}openapi/user-records.yaml`, 'utf8');
+  const [released, current] = [parse(releasedText), parse(currentText)];
   const client = JSON.parse(readFileSync(`${ROOT}client/package.json`, 'utf8'));
-  const { changes, level, problems } = contractGate(released, current);
+  const { changes, level, least, operations, problems } = contractGate(released, current);
+  for (const version of versions) {
+    const recorded = version === latest ? released.info.version : parse(readFileSync(`${RELEASED}${version}.yaml`, 'utf8')).info.version;
+    if (recorded !== version)
+      problems.push(`openapi/released/${version}.yaml holds info.version ${recorded}: a released contract's file is named by its version`);
+  }
+  if (current.info.version === latest && currentText !== releasedText)
+    problems.push(`${latest} is released, and openapi/user-records.yaml differs from openapi/released/${latest}.yaml: a change needs a later version`);
   if (client.version !== current.info.version)
     problems.push(`client/package.json's version is ${client.version}; it must be the contract's info.version, ${current.info.version}`);
-  const entry = changelogEntry(current.info.version, changes);
+  const isReleased = versions.includes(current.info.version);
+  const entry = changelogEntry(current.info.version, changes, { least, operations });
   // One line when the gate passes: the changes' entry, which can run to hundreds of lines, only on demand
   // (--entry, --release) or when it fails, where it shows what needs the version.
   const counts = Object.entries(Object.groupBy(changes, (change) => change.type)).map(([type, of]) => `${of.length} ${type}`);
-  if (changes.length > 0)
+  if (isReleased && changes.length === 0) console.log(`the contract is the released ${latest}`);
+  else
     console.log(
-      `the contract passes the breaking-change gate at ${current.info.version}: ${changes.length} change(s) since the released ${released.info.version} (${counts.join(', ')}) need a ${level} version${process.argv.includes('--entry') ? `:\n\n${entry}` : ' (--entry prints them)'}`,
+      `the contract is a draft of ${current.info.version}: ${plural(changes.length, 'change')} since the released ${latest} (${counts.join(', ') || 'none'}) need ${level === 'none' ? 'no new' : `a ${level}`} version, ${least} or later${process.argv.includes('--entry') ? `:\n\n${entry}` : ' (--entry lists them)'}`,
     );
-  else console.log(`the contract is the released ${released.info.version}`);
   if (problems.length > 0) {
-    if (changes.length > 0) console.error(`\n${entry}`);
+    if (changes.length > 0 && !process.argv.includes('--entry')) console.error(`\n${entry}`);
     for (const problem of problems) console.error(`Breaking-change gate: ${problem}`);
     process.exit(1);
   }
   if (process.argv.includes('--release')) {
+    if (isReleased) {
+      console.error(`Breaking-change gate: ${current.info.version} is released already; move info.version to release again`);
+      process.exit(1);
+    }
+    const date = new Date().toISOString().slice(0, 10);
     const changelog = `${ROOT}openapi/CHANGELOG.md`;
     const before = existsSync(changelog) ? readFileSync(changelog, 'utf8').replace(/^# .*\n\n/, '') : '';
-    writeFileSync(changelog, `# Contract changelog\n\n${entry}\n${before}`);
-    copyFileSync(`${ROOT}openapi/user-records.yaml`, `${ROOT}openapi/released/1.0.0.yaml`);
-    console.log(`released ${current.info.version}: openapi/CHANGELOG.md and openapi/released/1.0.0.yaml`);
+    writeFileSync(changelog, `# Contract changelog\n\n${changelogEntry(current.info.version, changes, { date, operations })}\n${before}`);
+    writeFileSync(`${RELEASED}${current.info.version}.yaml`, currentText, { flag: 'wx' });
+    console.log(`released ${current.info.version}: openapi/CHANGELOG.md and openapi/released/${current.info.version}.yaml`);
   }
 }
