@@ -10,7 +10,7 @@ import { changelogEntry, contractGate, releasedVersions } from '../../scripts/co
 
 // The breaking-change gate of make test (scripts/contract-gate.mjs, scripts/contract-changes.mjs): a change
 // to the contract needs its info.version to move as far as the change requires, counted from the latest
-// released version.
+// released version; and the client package publishes released contracts only (scripts/released-contract.mjs).
 
 interface Gate {
   changes: Array<{ type: string; at?: string; description: string }>;
@@ -193,6 +193,25 @@ describe('the repository', () => {
       `Breaking-change gate: 1 breaking change since the released ${latest} (listed above) needs a major version: info.version must be ${nextMajor} or later, and it is ${latest}`,
     );
     expect(failed.stderr).toContain(`Breaking-change gate: ${latest} is released, and openapi/user-records.yaml differs from openapi/released/${latest}.yaml`);
+  });
+
+  test('publishing refuses a version that is not released, or a contract that differs from the released one', async () => {
+    const refused = async (contract: string, version: string) => {
+      tree = copyTree(contract, version);
+      const result = await run(process.execPath, ['../scripts/released-contract.mjs'], { cwd: join(tree, 'client') }).catch((error) => error);
+      rmSync(tree, { recursive: true, force: true });
+      return result;
+    };
+    const draft = releasedText.replace(`version: ${latest}`, `version: ${nextMinor}`);
+    expect(await refused(draft, nextMinor)).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(`@user-records/client@${nextMinor} is not published: ${nextMinor} is not a released contract`),
+    });
+    expect(await refused(`${releasedText}# an edit\n`, latest)).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(`openapi/user-records.yaml differs from openapi/released/${latest}.yaml`),
+    });
+    expect(await refused(releasedText, latest)).toMatchObject({ stdout: expect.stringContaining('the contract is the released') });
   });
 
   test('a release is recorded once: its contract file, and its changelog entry on top', async () => {
