@@ -61,7 +61,7 @@ function timings() {
 function sandboxStart() {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [join(client, 'dist/client/node/sandbox-cli.js'), '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [join(client, 'bin/user-records-sandbox.js'), '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout.on('data', (chunk) => {
       if (!/"url":/.test(chunk.toString())) return;
       const ms = performance.now() - started;
