@@ -44,3 +44,5 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
   ];
   return Object.assign(all, { reset: () => void reset() });
 }
+
+export { type UnhandledRequestOptions, type UnhandledRequestStrategy, unhandledRequests } from './msw-options.js';
