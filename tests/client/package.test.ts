@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { docSource } from '../support/doc-blocks.js';
 import { TEST_CREDENTIALS, useTestServer } from '../support/test-server.js';
 
 // What a developer does with the client: `npm pack`, install the tarball into a fresh project (with msw, the
@@ -129,13 +130,13 @@ test.each([
     join(dir, 'mock.mjs'),
     `import { setupServer } from 'msw/node';
 import { createUserRecordsClient } from '@user-records/client';
-import { createMockHandlers } from '@user-records/client/msw';
+import { createMockHandlers, unhandledRequests } from '@user-records/client/msw';
 const baseUrl = 'http://api.test';
 // Made as a module would make it, before MSW replaces fetch: it must still be answered by the handlers.
 const client = createUserRecordsClient({ baseUrl, credentials: { username: 'admin', password: 'dev-password' } });
 const handlers = createMockHandlers({ baseUrl });
 const server = setupServer(...handlers);
-server.listen({ onUnhandledRequest: 'error' });
+server.listen(unhandledRequests('error'));
 const created = await client.POST('/users', { body: { firstName: 'Mocked', lastName: 'User', email: 'mocked@example.com' } });
 const listed = await client.GET('/users');
 const invalid = await client.POST('/api/users', { body: { name: 'A B', email: 'nope' } });
@@ -161,4 +162,47 @@ console.log(JSON.stringify({ created: created.data, listed: listed.data.length, 
     secret: 'Hello, admin. You are authenticated.',
     afterReset: 12,
   });
+});
+
+/** Runs the page's setup file as Vitest or Jest would run it, and asks once through its handlers and once past them. */
+const RUN_SETUP_FILE = `import { once } from 'node:events';
+import { createServer } from 'node:http';
+const hooks = {};
+for (const name of ['beforeAll', 'afterEach', 'afterAll']) globalThis[name] = (hook) => void (hooks[name] = hook);
+// A site that answers, so that a request MSW let through is seen to reach the network.
+const site = createServer((request, response) => response.end('from the network')).listen(0, '127.0.0.1');
+await once(site, 'listening');
+await import('./msw-setup-file.js');
+await hooks.beforeAll();
+const handled = await fetch('http://api.test/users/1');
+const unhandled = await fetch(\`http://127.0.0.1:\${site.address().port}/\`).then((response) => response.text(), () => 'failed');
+await hooks.afterEach();
+await hooks.afterAll();
+site.close();
+console.log(JSON.stringify({ handled: handled.status, unhandled }));
+`;
+
+test.each([
+  ['2', () => scratch],
+  ['3', () => scratchOnMsw3],
+])('the MSW blocks of docs/frontend.md compile on msw %s, and its setup file fails a request no handler takes', async (_major, project) => {
+  const dir = project();
+  writeFileSync(join(dir, 'msw-setup-file.ts'), docSource('docs/frontend.md', 'msw-setup-file', 'ts'));
+  writeFileSync(join(dir, 'msw-browser.ts'), docSource('docs/frontend.md', 'msw-browser', 'ts'));
+  // The test runner's globals, as Vitest (globals: true) and Jest give them to a setup file.
+  writeFileSync(
+    join(dir, 'runner.d.ts'),
+    ['beforeAll', 'afterEach', 'afterAll'].map((name) => `declare function ${name}(hook: () => unknown): void;\n`).join(''),
+  );
+  const options = { strict: true, outDir: 'out', module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] };
+  writeFileSync(join(dir, 'tsconfig.docs.json'), JSON.stringify({ compilerOptions: options, files: ['runner.d.ts', 'msw-setup-file.ts', 'msw-browser.ts'] }));
+  const compiled = await run(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.docs.json'], { cwd: dir }).then(
+    () => 'compiled',
+    (error: { stdout: string }) => error.stdout,
+  );
+  expect(compiled).toBe('compiled');
+  writeFileSync(join(dir, 'out/run-setup-file.mjs'), RUN_SETUP_FILE);
+  const { stdout, stderr } = await run(process.execPath, ['out/run-setup-file.mjs'], { cwd: dir });
+  expect(JSON.parse(stdout)).toEqual({ handled: 200, unhandled: 'failed' });
+  expect(stderr).toContain('[MSW] Error: intercepted a request without a matching request handler');
 });
