@@ -185,24 +185,32 @@ console.log(JSON.stringify({ handled: handled.status, unhandled }));
 test.each([
   ['2', () => scratch],
   ['3', () => scratchOnMsw3],
-])('the MSW blocks of docs/frontend.md compile on msw %s, and its setup file fails a request no handler takes', async (_major, project) => {
-  const dir = project();
-  writeFileSync(join(dir, 'msw-setup-file.ts'), docSource('docs/frontend.md', 'msw-setup-file', 'ts'));
-  writeFileSync(join(dir, 'msw-browser.ts'), docSource('docs/frontend.md', 'msw-browser', 'ts'));
-  // The test runner's globals, as Vitest (globals: true) and Jest give them to a setup file.
-  writeFileSync(
-    join(dir, 'runner.d.ts'),
-    ['beforeAll', 'afterEach', 'afterAll'].map((name) => `declare function ${name}(hook: () => unknown): void;\n`).join(''),
-  );
-  const options = { strict: true, outDir: 'out', module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] };
-  writeFileSync(join(dir, 'tsconfig.docs.json'), JSON.stringify({ compilerOptions: options, files: ['runner.d.ts', 'msw-setup-file.ts', 'msw-browser.ts'] }));
-  const compiled = await run(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.docs.json'], { cwd: dir }).then(
-    () => 'compiled',
-    (error: { stdout: string }) => error.stdout,
-  );
-  expect(compiled).toBe('compiled');
-  writeFileSync(join(dir, 'out/run-setup-file.mjs'), RUN_SETUP_FILE);
-  const { stdout, stderr } = await run(process.execPath, ['out/run-setup-file.mjs'], { cwd: dir });
-  expect(JSON.parse(stdout)).toEqual({ handled: 200, unhandled: 'failed' });
-  expect(stderr).toContain('[MSW] Error: intercepted a request without a matching request handler');
-});
+])(
+  'the MSW blocks of docs/frontend.md and the package README compile on msw %s, and the setup file fails a request no handler takes',
+  async (_major, project) => {
+    const dir = project();
+    writeFileSync(join(dir, 'msw-setup-file.ts'), docSource('docs/frontend.md', 'msw-setup-file', 'ts'));
+    writeFileSync(join(dir, 'msw-browser.ts'), docSource('docs/frontend.md', 'msw-browser', 'ts'));
+    writeFileSync(join(dir, 'readme-client.ts'), docSource('client/README.md', 'readme-client', 'ts'));
+    writeFileSync(join(dir, 'readme-msw.ts'), docSource('client/README.md', 'readme-msw', 'ts'));
+    // The test runner's globals, as Vitest (globals: true) and Jest give them to a setup file.
+    writeFileSync(
+      join(dir, 'runner.d.ts'),
+      ['beforeAll', 'afterEach', 'afterAll'].map((name) => `declare function ${name}(hook: () => unknown): void;\n`).join(''),
+    );
+    const options = { strict: true, outDir: 'out', module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] };
+    writeFileSync(
+      join(dir, 'tsconfig.docs.json'),
+      JSON.stringify({ compilerOptions: options, files: ['runner.d.ts', 'msw-setup-file.ts', 'msw-browser.ts', 'readme-client.ts', 'readme-msw.ts'] }),
+    );
+    const compiled = await run(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.docs.json'], { cwd: dir }).then(
+      () => 'compiled',
+      (error: { stdout: string }) => error.stdout,
+    );
+    expect(compiled).toBe('compiled');
+    writeFileSync(join(dir, 'out/run-setup-file.mjs'), RUN_SETUP_FILE);
+    const { stdout, stderr } = await run(process.execPath, ['out/run-setup-file.mjs'], { cwd: dir });
+    expect(JSON.parse(stdout)).toEqual({ handled: 200, unhandled: 'failed' });
+    expect(stderr).toContain('[MSW] Error: intercepted a request without a matching request handler');
+  },
+);

@@ -1,10 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import { docBlock } from '../support/doc-blocks.js';
 import { startRegistry, type Registry } from '../support/verdaccio.js';
 
 // The kit as a frontend team gets it: published to a registry (a real one, Verdaccio, on loopback), installed
@@ -19,21 +20,63 @@ const msw = `msw@${(JSON.parse(readFileSync(join(ROOT, 'node_modules/msw/package
 
 let registry: Registry;
 let app: string;
+/** A fresh clone of this repository, with nothing installed: where a maintainer publishes from. */
+let clone: string;
+let published: { stdout: string; stderr: string };
+/** The publish command of docs/frontend.md marked `id`, run in the clone against the test's registry. */
+const publishAsDocumented = (id: string) =>
+  run('bash', ['-c', docBlock('docs/frontend.md', id, [['https://npm.example.internal', registry.url]])], { cwd: clone, env: registry.env });
 beforeAll(async () => {
   registry = await startRegistry();
-  const packed = mkdtempSync(join(tmpdir(), 'client-tarball-'));
-  await run('npm', ['pack', '--silent', '--pack-destination', packed], { cwd: join(ROOT, 'client') });
-  registry.publish(join(packed, readdirSync(packed).find((name) => name.endsWith('.tgz'))!));
-  rmSync(packed, { recursive: true, force: true });
+  clone = mkdtempSync(join(tmpdir(), 'client-clone-'));
+  await run('git', ['clone', '--quiet', ROOT, clone]);
+  published = await publishAsDocumented('publish');
   app = mkdtempSync(join(tmpdir(), 'frontend-app-'));
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'frontend-app', private: true, type: 'module' }));
   // The team's registry for the kit's scope; everything else from the usual one.
   writeFileSync(join(app, '.npmrc'), `@user-records:registry=${registry.url}\n`);
-}, 180_000);
+}, 240_000);
 afterAll(async () => {
   await registry?.stop();
-  if (app) rmSync(app, { recursive: true, force: true });
+  for (const dir of [app, clone]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
+
+/** The registry's record of the package: its versions' manifests and its tags. */
+async function packument(): Promise<{
+  'dist-tags': Record<string, string>;
+  versions: Record<string, { bin?: unknown; dist: { tarball: string } }>;
+  readme?: string;
+}> {
+  return (await fetch(`${registry.url}@user-records%2fclient`)).json() as never;
+}
+
+test('a fresh clone publishes the package as docs/frontend.md says: no root install, the released contract checked, no warning', async () => {
+  expect(existsSync(join(clone, 'node_modules'))).toBe(false);
+  expect(published.stdout).toContain(`@user-records/client@${version}: the contract is the released openapi/released/${version}.yaml`);
+  expect(published.stdout).toContain(`+ @user-records/client@${version}`);
+  expect(published.stderr).not.toMatch(/npm warn/i);
+  const record = await packument();
+  expect(record.versions[version]?.bin).toEqual({ 'user-records-sandbox': 'bin/user-records-sandbox.js' });
+  const tarball = join(clone, 'published.tgz');
+  writeFileSync(tarball, Buffer.from(await (await fetch(record.versions[version]!.dist.tarball)).arrayBuffer()));
+  const { stdout: files } = await run('tar', ['-tzf', tarball]);
+  expect(files.split('\n')).toEqual(expect.arrayContaining(['package/README.md', 'package/bin/user-records-sandbox.js', 'package/dist/client/src/index.js']));
+});
+
+test('a fix for an older major is published under its own tag, as docs/frontend.md says, and latest stays', async () => {
+  // The clone as a branch from 1.0.0's release would be after the fix and `make release-contract`: its
+  // contract and package at 1.0.1, released; no later release recorded.
+  const fixed = readFileSync(join(clone, 'openapi/released/1.0.0.yaml'), 'utf8').replace(/^( {2}version:) 1\.0\.0$/m, '$1 1.0.1');
+  for (const later of readdirSync(join(clone, 'openapi/released')).filter((name) => name !== '1.0.0.yaml')) rmSync(join(clone, 'openapi/released', later));
+  writeFileSync(join(clone, 'openapi/released/1.0.1.yaml'), fixed);
+  writeFileSync(join(clone, 'openapi/user-records.yaml'), fixed);
+  const manifest = JSON.parse(readFileSync(join(clone, 'client/package.json'), 'utf8'));
+  writeFileSync(join(clone, 'client/package.json'), JSON.stringify({ ...manifest, version: '1.0.1' }));
+  const untagged = await run('npm', ['publish'], { cwd: join(clone, 'client'), env: registry.env }).catch((error) => error);
+  expect(untagged.stderr).toContain('You must specify a tag using --tag');
+  await publishAsDocumented('publish-older-major');
+  expect((await packument())['dist-tags']).toEqual({ latest: version, 'latest-1': '1.0.1' });
+}, 120_000);
 
 test('a fresh app installs the published client by version: few packages, no native build', async () => {
   const started = performance.now();
