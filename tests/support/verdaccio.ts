@@ -1,8 +1,8 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { npmTool } from './npm-tools.js';
 import { freePort } from './ports.js';
 
 // A real npm registry on loopback (Verdaccio, from npm), to publish the kit to and install it from, as a
@@ -10,19 +10,9 @@ import { freePort } from './ports.js';
 // a consumer takes everything else from the usual registry.
 
 const VERSION = '6.10.4';
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const HOME = join(ROOT, `.tools/verdaccio-${VERSION}`);
-
-/** Installs Verdaccio into .tools/ once (about 15 s): not a dependency of the project, which only tests with it. */
-function installVerdaccio(): string {
-  const bin = join(HOME, 'node_modules/verdaccio/bin/verdaccio');
-  if (existsSync(bin)) return bin;
-  mkdirSync(HOME, { recursive: true });
-  // verdaccio 6 asks for node-fetch@cjs, a dist-tag the registry does not serve; 2.7.0 is that line.
-  writeFileSync(join(HOME, 'package.json'), JSON.stringify({ name: 'verdaccio-for-tests', private: true, overrides: { 'node-fetch': '2.7.0' } }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `verdaccio@${VERSION}`], { cwd: HOME, stdio: ['ignore', 'ignore', 'pipe'] });
-  return bin;
-}
+/** Verdaccio from npm, into .tools/ once (about 15 s). verdaccio 6 asks for node-fetch@cjs, a dist-tag the
+ * registry does not serve; 2.7.0 is that line. */
+const installVerdaccio = () => npmTool('verdaccio', VERSION, 'verdaccio/bin/verdaccio', { overrides: { 'node-fetch': '2.7.0' } });
 
 export interface Registry {
   readonly url: string;
