@@ -67,7 +67,8 @@ function operationSubject(keys, doc, operation, diff) {
   if (first === 'parameters') return 'parameters';
   if (first === 'requestBody') {
     if (second === undefined) return 'request body';
-    if (second === 'content' && third !== undefined) {
+    if (second === 'content' && third === undefined) return 'media types of the request body';
+    if (second === 'content') {
       const body = `request body (${third})`;
       if (fourth === undefined) return `media type ${third} of the request body`;
       if (fourth === 'schema') return schemaSubject(rest, diff, `the ${body}`);
@@ -85,7 +86,8 @@ function operationSubject(keys, doc, operation, diff) {
       return `${code(rest.join('.'))} of ${header}`;
     }
     if (third === 'headers') return `headers of ${response}`;
-    if (third === 'content' && fourth !== undefined) {
+    if (third === 'content' && fourth === undefined) return `media types of ${response}`;
+    if (third === 'content') {
       if (rest.length === 0) return `media type ${fourth} of ${response}`;
       if (rest[0] === 'schema') return schemaSubject(rest.slice(1), diff, `${response} (${fourth})`);
       if (rest[0] === 'examples' && rest[1] !== undefined) return `example ${code(rest[1])} of ${response} (${fourth})`;
@@ -121,6 +123,8 @@ function described(diff, before, after) {
     const parts = [lost.length > 0 && `removed ${lost.map(code).join(', ')}`, gained.length > 0 && `added ${gained.map(code).join(', ')}`].filter(Boolean);
     if (parts.length > 0) values = ` (${parts.join('; ')})`;
   }
+  // A renamed key (a media type, say) is reported at the map that holds it, with the old and new key.
+  if (diff.action === 'rename') return `renamed ${code(diff.before)} to ${code(diff.after)} in ${subject}`;
   return `${VERBS[diff.action] ?? diff.action} ${subject}${values}`;
 }
 
