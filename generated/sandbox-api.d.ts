@@ -354,6 +354,15 @@ export interface components {
          * @example tobias.wren@example.com
          */
         Email: string;
+        /**
+         * @description An e-mail address as a request sends it: the same rule as `Email`, the pattern alone. Without
+         *     `format: email` beside the pattern, a test generator finds strings that break the rule at once (any
+         *     string the pattern refuses); with both, it looks for a string that breaks one and not the other, and
+         *     there is none (every address the pattern admits is one `format: email` admits).
+         *
+         * @example thomas.anderson@example.com
+         */
+        EmailInput: string;
         PersonName: string;
         /** @description A user in shape A. */
         DemoUser: {
@@ -378,7 +387,7 @@ export interface components {
         };
         DemoUserInput: {
             name: components["schemas"]["FullName"];
-            email: components["schemas"]["Email"];
+            email: components["schemas"]["EmailInput"];
         };
         DemoUserCreated: {
             id: components["schemas"]["UserId"];
@@ -404,7 +413,7 @@ export interface components {
         UserInput: {
             firstName: components["schemas"]["GivenName"];
             lastName: components["schemas"]["FamilyName"];
-            email: components["schemas"]["Email"];
+            email: components["schemas"]["EmailInput"];
         };
         /**
          * @description Full name; must contain a character other than white space, and no control characters (C0, DEL, C1). Like every string of a request body, it must be Unicode text (an unpaired surrogate escape such as `\ud800` alone is refused, `422`).
@@ -426,7 +435,7 @@ export interface components {
          *      */
         DemoUserPatch: {
             name?: components["schemas"]["FullName"];
-            email?: components["schemas"]["Email"];
+            email?: components["schemas"]["EmailInput"];
         };
         /** @description A JSON Merge Patch (RFC 7396) of a shape B user: the members it has replace the stored ones, the others
          *     stay as they are. Every member is required on a user, so `null` (which would remove it) is refused.
@@ -434,7 +443,7 @@ export interface components {
         UserPatch: {
             firstName?: components["schemas"]["GivenName"];
             lastName?: components["schemas"]["FamilyName"];
-            email?: components["schemas"]["Email"];
+            email?: components["schemas"]["EmailInput"];
         };
         /** @description An RFC 9457 problem detail. */
         Problem: {
@@ -504,7 +513,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "text/plain": string;
+                "text/plain; charset=utf-8": string;
             };
         };
         /** @description The user's current `ETag` is one that `If-None-Match` named; the copy the client holds is current. No body. */
@@ -1300,19 +1309,26 @@ export interface components {
          *     of 254, has 1963 characters.
          *      */
         Cursor: string;
-        /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+        /**
+         * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
          *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched, as does an empty
          *     value, which names no version. Without the header the change is applied unconditionally.
          *     For example `"1"`, a user's first version.
-         *      */
+         *
+         * @example "1"
+         */
         IfMatch: string;
-        /** @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
+        /**
+         * @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
          *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
          *     compare weakly, so `W/"1"` matches `"1"`. An empty value names no copy: the user is sent.
          *     For example `"1"`, a user's first version.
-         *      */
+         *
+         * @example "1"
+         */
         IfNoneMatch: string;
-        /** @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
+        /**
+         * @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
          *     client with the same key and the same body gets the original status and body again (with
          *     `Idempotent-Replayed: true`), and no second user. The same key with a different body gets `422`; a retry
          *     while the first request is still being processed gets `409`. Keys are kept for 24 hours, the newest
@@ -1325,7 +1341,9 @@ export interface components {
          *     share an address (behind one NAT or proxy) share their keys too, so make each key random, a UUID
          *     (as draft-ietf-httpapi-idempotency-key-header advises), never a counter or a value another client
          *     could send. A retry must come from the same address to be recognised.
-         *      */
+         *
+         * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
+         */
         IdempotencyKey: string;
         /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
         XCustomHeader: string;
@@ -1523,7 +1541,8 @@ export interface operations {
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /** @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
+                /**
+                 * @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
                  *     client with the same key and the same body gets the original status and body again (with
                  *     `Idempotent-Replayed: true`), and no second user. The same key with a different body gets `422`; a retry
                  *     while the first request is still being processed gets `409`. Keys are kept for 24 hours, the newest
@@ -1536,7 +1555,9 @@ export interface operations {
                  *     share an address (behind one NAT or proxy) share their keys too, so make each key random, a UUID
                  *     (as draft-ietf-httpapi-idempotency-key-header advises), never a counter or a value another client
                  *     could send. A retry must come from the same address to be recognised.
-                 *      */
+                 *
+                 * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
+                 */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
@@ -1594,11 +1615,14 @@ export interface operations {
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /** @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
+                /**
+                 * @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
                  *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
                  *     compare weakly, so `W/"1"` matches `"1"`. An empty value names no copy: the user is sent.
                  *     For example `"1"`, a user's first version.
-                 *      */
+                 *
+                 * @example "1"
+                 */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
@@ -1654,11 +1678,14 @@ export interface operations {
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                /**
+                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched, as does an empty
                  *     value, which names no version. Without the header the change is applied unconditionally.
                  *     For example `"1"`, a user's first version.
-                 *      */
+                 *
+                 * @example "1"
+                 */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
@@ -1721,11 +1748,14 @@ export interface operations {
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                /**
+                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched, as does an empty
                  *     value, which names no version. Without the header the change is applied unconditionally.
                  *     For example `"1"`, a user's first version.
-                 *      */
+                 *
+                 * @example "1"
+                 */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
@@ -1782,11 +1812,14 @@ export interface operations {
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                /**
+                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched, as does an empty
                  *     value, which names no version. Without the header the change is applied unconditionally.
                  *     For example `"1"`, a user's first version.
-                 *      */
+                 *
+                 * @example "1"
+                 */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
@@ -1965,7 +1998,8 @@ export interface operations {
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /** @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
+                /**
+                 * @description Makes a create safe to retry. The first request with a key creates the user; a retry from the same
                  *     client with the same key and the same body gets the original status and body again (with
                  *     `Idempotent-Replayed: true`), and no second user. The same key with a different body gets `422`; a retry
                  *     while the first request is still being processed gets `409`. Keys are kept for 24 hours, the newest
@@ -1978,7 +2012,9 @@ export interface operations {
                  *     share an address (behind one NAT or proxy) share their keys too, so make each key random, a UUID
                  *     (as draft-ietf-httpapi-idempotency-key-header advises), never a counter or a value another client
                  *     could send. A retry must come from the same address to be recognised.
-                 *      */
+                 *
+                 * @example 3f1c9a52-7d4e-4b8e-9a53-2b0f3c6d1e77
+                 */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
@@ -2036,11 +2072,14 @@ export interface operations {
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /** @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
+                /**
+                 * @description Conditional GET (RFC 9110): the `ETag`s of the copies the client holds (or `*`: any). If the user's
                  *     current `ETag` is one of them, the answer is `304 Not Modified` with that `ETag` and no body. Tags
                  *     compare weakly, so `W/"1"` matches `"1"`. An empty value names no copy: the user is sent.
                  *     For example `"1"`, a user's first version.
-                 *      */
+                 *
+                 * @example "1"
+                 */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
@@ -2096,11 +2135,14 @@ export interface operations {
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                /**
+                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched, as does an empty
                  *     value, which names no version. Without the header the change is applied unconditionally.
                  *     For example `"1"`, a user's first version.
-                 *      */
+                 *
+                 * @example "1"
+                 */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
@@ -2163,11 +2205,14 @@ export interface operations {
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                /**
+                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched, as does an empty
                  *     value, which names no version. Without the header the change is applied unconditionally.
                  *     For example `"1"`, a user's first version.
-                 *      */
+                 *
+                 * @example "1"
+                 */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
@@ -2224,11 +2269,14 @@ export interface operations {
             header?: {
                 /** @description Any text of at most 4,096 characters that HTTP carries as it is (visible ASCII and spaces); accepted and ignored. */
                 "x-custom-header"?: components["parameters"]["XCustomHeader"];
-                /** @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
+                /**
+                 * @description Optimistic concurrency (RFC 9110): apply the change only if the user's current `ETag` is one of these
                  *     (or `*`: any current version). A stale tag gets `412` and leaves the user untouched, as does an empty
                  *     value, which names no version. Without the header the change is applied unconditionally.
                  *     For example `"1"`, a user's first version.
-                 *      */
+                 *
+                 * @example "1"
+                 */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Sandbox and mock only (RFC 7240): `code=<status>` answers this operation's example for that status
                  *     instead of running it, `example=<name>` picks the example by name; e.g. `code=404` or
@@ -2436,7 +2484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": string;
+                    "text/plain; charset=utf-8": string;
                 };
             };
             400: components["responses"]["MalformedHttp"];

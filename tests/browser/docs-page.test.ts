@@ -86,7 +86,7 @@ test('the contract is served as JSON, naming this server first, and as YAML', as
     // Under a base path the page names its files, and the contract, under it.
     const page = await (await fetch(`${server.url}/docs`)).text();
     expect(page).toContain('<script src="/v1/docs/swagger-ui-bundle.js"></script>');
-    expect(await (await fetch(`${server.url}/docs/docs.js`)).text()).toContain("url: '/v1/openapi.json'");
+    expect(await (await fetch(`${server.url}/docs/docs.js`)).text()).toContain("url: '/v1/docs/contract.json'");
   } finally {
     await server.cleanup();
   }

@@ -64,7 +64,17 @@ test('/docs is the page itself, as /docs/ is, its files named from the root (no 
   expect(bare.status).toBe(200);
   expect(bare.text).toBe(slashed.text);
   expect(bare.text).toContain('<script src="/docs/swagger-ui-bundle.js"></script>');
-  expect((await sut.api.request('GET', '/docs/docs.js', { unchecked: true })).text).toContain("url: '/openapi.json'");
+  expect((await sut.api.request('GET', '/docs/docs.js', { unchecked: true })).text).toContain("url: '/docs/contract.json'");
+});
+
+test("the page's contract leaves out optional parameters' examples, which Try it out would send; /openapi.json keeps them for tools", async () => {
+  const parameters = async (path: string) =>
+    ((await sut.api.request('GET', path, { unchecked: true })).body as { components: { parameters: Record<string, { example?: unknown }> } }).components
+      .parameters;
+  const [shown, full] = [await parameters('/docs/contract.json'), await parameters('/openapi.json')];
+  expect([full.IfMatch?.example, full.IfNoneMatch?.example, full.IdempotencyKey?.example]).toEqual(['"1"', '"1"', expect.any(String)]);
+  expect([shown.IfMatch?.example, shown.IfNoneMatch?.example, shown.IdempotencyKey?.example]).toEqual([undefined, undefined, undefined]);
+  expect(shown.UserId?.example).toBe(2);
 });
 
 test('the root leads to the API reference', async () => {

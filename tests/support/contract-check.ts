@@ -48,8 +48,8 @@ function schemaErrors(schema: Schema, body: unknown): string | undefined {
 }
 
 /**
- * Checks a response against the contract: its status must be declared for the operation, its media type
- * declared for that status, its body valid against the schema, and each declared header it carries valid
+ * Checks a response against the contract: its status must be declared for the operation, its Content-Type
+ * declared for that status as it is sent, its body valid against the schema, and each declared header it carries valid
  * against the header's schema. Responses outside any operation (unknown
  * route, wrong method) must be problem+json. Returns what is wrong, or undefined.
  */
@@ -64,7 +64,9 @@ export function contractViolation(operationId: string | undefined, response: See
   const wrongHeader = response.headers && headerErrors(operationId, String(response.status), response.headers);
   if (wrongHeader) return wrongHeader;
   if (declared.size === 0) return response.body === undefined ? undefined : `${response.status} must have no body`;
-  if (!declared.has(mediaType)) return `${operationId} ${response.status} does not declare ${mediaType || 'no body'}`;
-  const schema = declared.get(mediaType);
+  // Declared as sent: the whole Content-Type, a text answer's charset included (docs/contract-tools.md, Dredd).
+  const contentType = response.contentType.trim();
+  if (!declared.has(contentType)) return `${operationId} ${response.status} does not declare ${contentType || 'no body'}`;
+  const schema = declared.get(contentType);
   return schema && schemaErrors(schema, response.body);
 }

@@ -43,7 +43,7 @@ const page = (docs: string) => `<!doctype html>
 
 // Started from a file rather than inline, so the strict Content-Security-Policy (script-src 'self') holds.
 const start = (basePath: string) => `window.ui = SwaggerUIBundle({
-  url: '${basePath}/openapi.json',
+  url: '${basePath}/docs/contract.json',
   dom_id: '#swagger-ui',
   deepLinking: true,
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
@@ -79,9 +79,28 @@ function reachedAs(ctx: Context): string {
 }
 
 /**
- * /docs (the reference page), /openapi.json and /openapi.yaml (the contract this server serves, `contractFile`
- * as written: the production contract, or in sandbox mode its sandbox variant). The JSON names this server,
- * as reached by the browser, as the first server, so that "Try it out" calls it whatever its port or prefix.
+ * The contract as the reference page shows it: optional parameters without their examples. "Try it out"
+ * fills each parameter with its example and sends it, and an optional one would go unasked (`If-None-Match:
+ * "1"` turns a read into a 304, a fixed `Idempotency-Key` replays the first create); the contract keeps them
+ * for the tools that build requests from it alone (Dredd, Schemathesis).
+ */
+export function pageContract(document: Record<string, unknown>): Record<string, unknown> {
+  const components = (document.components ?? {}) as { parameters?: Record<string, Record<string, unknown>> };
+  const parameters = Object.fromEntries(
+    Object.entries(components.parameters ?? {}).map(([name, parameter]) => {
+      if (parameter.required === true) return [name, parameter];
+      const { example: _example, examples: _examples, ...rest } = parameter;
+      return [name, rest];
+    }),
+  );
+  return { ...document, components: { ...components, parameters } };
+}
+
+/**
+ * /docs (the reference page, which loads /docs/contract.json: pageContract), /openapi.json and /openapi.yaml
+ * (the contract this server serves, `contractFile` as written: the production contract, or in sandbox mode its
+ * sandbox variant). The JSON names this server, as reached by the browser, as the first server, so that
+ * "Try it out" calls it whatever its port or prefix.
  */
 export function createDocsRouter(contract: Contract, contractFile: string, basePath: string): Router {
   const router = new Router({ prefix: basePath || undefined, strict: true });
@@ -94,18 +113,25 @@ export function createDocsRouter(contract: Contract, contractFile: string, baseP
     ctx.type = 'application/yaml; charset=utf-8';
     ctx.body = yamlText;
   });
-  router.get('/openapi.json', (ctx) => {
-    const servers = (contract.document.servers ?? []) as { url: string }[];
+  /** `document` with this server, as reached by the browser, first among its servers. */
+  const servingHere = (ctx: Context, document: Record<string, unknown>) => {
+    const servers = (document.servers ?? []) as { url: string }[];
     const here = { url: `${reachedAs(ctx)}${basePath}`, description: 'This server' };
-    ctx.body = { ...contract.document, servers: [here, ...servers.filter((server) => server.url !== here.url)] };
+    return { ...document, servers: [here, ...servers.filter((server) => server.url !== here.url)] };
+  };
+  router.get('/openapi.json', (ctx) => {
+    ctx.body = servingHere(ctx, contract.document);
   });
   const listed = ((contract.document.servers ?? []) as { url: string }[]).map((server) => new URL(server.url).origin);
+  const shown = pageContract(contract.document);
   const [html, script] = [page(`${basePath}/docs`), start(basePath)];
   router.get(['/docs', '/docs/', '/docs/:file'], documentHeaders(docsCsp(listed)), (ctx) => {
     const file = ctx.params.file ?? '';
     if (file === '' || file === 'index.html') {
       ctx.type = 'text/html; charset=utf-8';
       ctx.body = html;
+    } else if (file === 'contract.json') {
+      ctx.body = servingHere(ctx, shown);
     } else if (file === 'docs.js') {
       ctx.type = 'text/javascript; charset=utf-8';
       ctx.body = script;

@@ -40,7 +40,7 @@ export function writeLimit(perMinute: number, limiters: Limiters, metrics: Metri
       const seconds = secondsLeft(outcome);
       metrics.limited('writes');
       if (outcome.consumedPoints === perMinute + 1) logger.warn({ client, perMinute }, 'client reached the write rate limit');
-      throw new HttpProblem('too-many-writes', `Too many writes from this client; at most ${perMinute} a minute. Try again in ${seconds} seconds.`, {
+      throw new HttpProblem('too-many-writes', `Too many writes from this client; try again in ${seconds} seconds (RateLimit-Policy names the limit).`, {
         headers: { 'Retry-After': String(seconds), 'RateLimit-Policy': policy, RateLimit: `"writes";r=0;t=${seconds}` },
       });
     }

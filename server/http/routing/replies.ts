@@ -15,11 +15,13 @@ export function isAsyncIterable(value: unknown): value is AsyncIterable<unknown>
 }
 
 /**
- * The Content-Type of an answer in a media type of the contract: text names its charset (text/plain would be
- * US-ASCII without one); JSON and problem+json have no charset parameter (RFC 8259 §11: JSON is UTF-8), so
- * none is sent, and tools that compare it with the contract's `application/json` (Dredd) find it equal.
+ * The Content-Type of an answer in a media type of the contract. The contract declares text as it is sent,
+ * with its charset (text/plain would be US-ASCII without one), and that is sent as it is; JSON and
+ * problem+json have no charset parameter (RFC 8259 §11: JSON is UTF-8), so none is sent, and tools that
+ * compare it with the contract's `application/json` (Dredd) find it equal.
  */
-export const contentTypeOf = (mediaType: string): string => (mediaType.startsWith('text/') ? `${mediaType}; charset=utf-8` : mediaType);
+export const contentTypeOf = (mediaType: string): string =>
+  mediaType.startsWith('text/') && !mediaType.includes(';') ? `${mediaType}; charset=utf-8` : mediaType;
 
 /** The Content-Type of a body: text is the protected resource's plain text; everything else is JSON. */
 export const mediaTypeOf = (body: unknown): string => contentTypeOf(typeof body === 'string' ? 'text/plain' : 'application/json');
