@@ -32,11 +32,11 @@ type NoExcess<Init, Allowed> = { [K in keyof Init]: K extends keyof Allowed ? un
   ? { params: Exact<Allowed extends { params?: infer Shape } ? Shape : never, Given> }
   : unknown) &
   (Init extends { body: infer Given } ? { body: Exact<Allowed extends { body?: infer Shape } ? Shape : never, Given> } : unknown);
-/** openapi-fetch's rule for its `init` parameter: required when the operation has required parameters or a body. */
-type InitParam<Init, Allowed> =
-  RequiredKeysOf<Init> extends never
-    ? [(Init & NoExcess<Init, Allowed> & { [key: string]: unknown })?]
-    : [Init & NoExcess<Init, Allowed> & { [key: string]: unknown }];
+/**
+ * openapi-fetch's rule for its `init` parameter: required when the operation has required parameters or a body.
+ * Without openapi-fetch's `[key: string]: unknown`, which lets any member through where every member is optional.
+ */
+type InitParam<Init, Allowed> = RequiredKeysOf<Init> extends never ? [(Init & NoExcess<Init, Allowed>)?] : [Init & NoExcess<Init, Allowed>];
 
 /**
  * A method of the client: the path checked first (a path the contract does not have is an error that names it,

@@ -49,8 +49,24 @@ export async function typeTests(): Promise<void> {
   await client.GET('/users', { params: { query: { serach: 'ada' } } });
   // @ts-expect-error param is not params
   await client.GET('/users/{id}', { param: { path: { id: 1 } } });
-  // fetch's own options still pass.
+  // An unknown member of the init is an error on every operation, those whose parameters are all optional too.
+  // @ts-expect-error param is not params, on a list whose parameters are all optional
+  await client.GET('/users', { param: { query: { q: 'ada' } } });
+  // @ts-expect-error sginal is not signal
+  await client.GET('/users', { sginal: AbortSignal.timeout(1000) });
+  // openapi-fetch's own members, and fetch's, still pass.
   await client.GET('/users', { signal: AbortSignal.timeout(1000), cache: 'no-store' });
+  await client.GET('/users', {
+    baseUrl: 'http://127.0.0.1:3001',
+    headers: { 'x-custom-header': 'team-a' },
+    parseAs: 'json',
+    fetch: (request: Request) => fetch(request),
+    querySerializer: { array: { style: 'form', explode: false } },
+    pathSerializer: (pathname) => pathname,
+    middleware: [{ onRequest: ({ request }) => request }],
+    credentials: 'include',
+  });
+  await client.POST('/users', { body: { firstName: 'A', lastName: 'B', email: 'a@example.com' }, bodySerializer: (body) => JSON.stringify(body) });
 
   // sort is a union of each shape's fields, with `-` for descending.
   await client.GET('/api/users', { params: { query: { sort: 'last_name,-first_name' } } });
