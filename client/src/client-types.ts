@@ -51,12 +51,8 @@ type CheckedMethod<Paths extends AnyPaths, M extends Method> = <
   ...init: InitParam<Init, AllowedInit<Paths, M, P>>
 ) => Promise<Outcome<OperationOf<Paths, M, P>, Init>>;
 
-/**
- * The typed client: `GET`, `POST`, `PUT`, `PATCH`, `DELETE` on the contract's paths, each returning an Outcome
- * (`{ status, data, error, headers, response }`, narrowed by `status`); `use` and `eject` for openapi-fetch middleware.
- * `UserRecordsClient<SandboxClientPaths>` is a client of the sandbox (createSandboxClient).
- */
-export interface UserRecordsClient<Paths extends AnyPaths = ClientPaths> extends Pick<Client<Paths>, 'use' | 'eject'> {
+/** The methods of a client of the variant with `Paths`: `GET`, `PUT`, `POST`, `DELETE`, `PATCH`. */
+interface Operations<Paths extends AnyPaths> extends Pick<Client<Paths>, 'use' | 'eject'> {
   GET: CheckedMethod<Paths, 'get'>;
   PUT: CheckedMethod<Paths, 'put'>;
   POST: CheckedMethod<Paths, 'post'>;
@@ -64,5 +60,17 @@ export interface UserRecordsClient<Paths extends AnyPaths = ClientPaths> extends
   PATCH: CheckedMethod<Paths, 'patch'>;
 }
 
-/** A client of either variant: what the helpers (pages, changeUser) take. */
-export type AnyUserRecordsClient = UserRecordsClient | UserRecordsClient<SandboxClientPaths>;
+/**
+ * The typed client: `GET`, `POST`, `PUT`, `PATCH`, `DELETE` on the contract's paths, each returning an Outcome
+ * (`{ status, data, error, headers, response }`, narrowed by `status`); `use` and `eject` for openapi-fetch middleware.
+ * `UserRecordsClient<SandboxClientPaths>` is a client of the sandbox (createSandboxClient).
+ */
+export interface UserRecordsClient<Paths extends AnyPaths = ClientPaths> extends Operations<Paths> {}
+
+/**
+ * Either client, as a function that takes both sees it (the helpers, pages and changeUser): the operations both
+ * have, with the parameters both take, which are production's (the sandbox's variant only adds to them). An
+ * interface of its own, not a union of the two clients: a union's methods could not be called, their generic
+ * signatures being different.
+ */
+export interface AnyUserRecordsClient extends Operations<ClientPaths> {}

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/api.js';
-import type { AnyUserRecordsClient, UserRecordsClient } from './client-types.js';
+import type { AnyUserRecordsClient } from './client-types.js';
 import type { Problem } from './outcome.js';
 import type { ClientPaths } from './paths.js';
 
@@ -18,9 +18,6 @@ export class UserRecordsProblem extends Error {
     super(`${response.status} ${problem.title}${problem.detail ? `: ${problem.detail}` : ''}`);
   }
 }
-
-/** Either client as the production one: the sandbox's paths are the same, with more parameters. */
-const asClient = (client: AnyUserRecordsClient) => client as UserRecordsClient;
 
 /** An answer of the client, as a helper reads it. */
 interface AnyOutcome {
@@ -70,7 +67,7 @@ export async function* pages<P extends ListPath>(
   const followed = new Set<string>();
   let params: Record<string, unknown> = { ...(query ?? {}) };
   for (let read = 0; read < maxPages; read++) {
-    const outcome = (await asClient(client).GET(path as '/users', { params: { query: params } } as never)) as AnyOutcome;
+    const outcome = (await client.GET(path as '/users', { params: { query: params } } as never)) as AnyOutcome;
     if (outcome.error !== undefined) throw problemOf(outcome);
     const items = (path === '/api/users' ? (outcome.data as { data: unknown[] }).data : outcome.data) as Page<P>['items'];
     yield { items, response: outcome.response };
@@ -119,12 +116,12 @@ export async function changeUser<P extends UserPath>(
   let current = known;
   for (let attempt = 1; ; attempt++) {
     if (current === undefined) {
-      const read = (await asClient(client).GET(path as '/users/{id}', { params: { path: { id } } })) as AnyOutcome;
+      const read = (await client.GET(path as '/users/{id}', { params: { path: { id } } })) as AnyOutcome;
       if (read.error !== undefined) throw problemOf(read);
       const user = (path === '/api/users/{id}' ? (read.data as { data: unknown }).data : read.data) as StoredUser<P>;
       current = { user, etag: read.headers.ETag as string };
     }
-    const written = (await asClient(client).PATCH(path as '/users/{id}', {
+    const written = (await client.PATCH(path as '/users/{id}', {
       params: { path: { id }, header: { 'If-Match': current.etag } },
       body: (await change(current.user)) as components['schemas']['UserPatch'],
     })) as AnyOutcome;

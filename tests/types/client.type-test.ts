@@ -1,4 +1,12 @@
-import { changeUser, createSandboxClient, createUserRecordsClient, pages, type Problem, type ProblemType } from '../../client/src/index.js';
+import {
+  changeUser,
+  createSandboxClient,
+  createUserRecordsClient,
+  pages,
+  type AnyUserRecordsClient,
+  type Problem,
+  type ProblemType,
+} from '../../client/src/index.js';
 
 // Compiled by `tsc --noEmit` (make test), never run: each @ts-expect-error must meet a real type error,
 // so misuse of the client that compiles, or a directive that no longer fires, fails the type check.
@@ -166,6 +174,15 @@ export async function typeTests(): Promise<void> {
   void resetStatus;
   // @ts-expect-error delay is a number of seconds
   await sandbox.GET('/users', { params: { query: { delay: 'slow' } } });
+  // A function that takes either client calls the operations both have, with the parameters both take.
+  const firstEmail = async (either: AnyUserRecordsClient) => {
+    const listed = await either.GET('/users', { params: { query: { limit: 1 } } });
+    // @ts-expect-error production takes no delay, so neither does a function that takes either client
+    await either.GET('/users', { params: { query: { delay: 1 } } });
+    return listed.status === 200 ? listed.data[0]?.email : undefined;
+  };
+  await firstEmail(client);
+  await firstEmail(sandbox);
   // The helpers take either client.
   for await (const { items } of pages(sandbox, '/users', { limit: 5 })) void items;
   await changeUser(sandbox, '/users/{id}', 2, (user) => ({ lastName: user.lastName.toUpperCase() }));
