@@ -1,4 +1,5 @@
 import { http, type HttpHandler } from 'msw';
+import type { components } from '../../generated/api.js';
 import type { BasicCredentials } from './index.js';
 import { createInMemoryService } from './service.js';
 
@@ -15,10 +16,11 @@ export interface MockHandlersOptions {
   readonly credentials?: BasicCredentials;
   /**
    * The users the store starts with, and `reset()` restores, instead of the 12 demo users: shape B users as
-   * `POST /users` takes them (ids from 1, in this order), checked against the contract like the server's
-   * USERS_FILE. Users that do not pass throw, naming each wrong user and field.
+   * `POST /users` takes them (ids from 1, in this order), typed and checked against the contract like the
+   * server's USERS_FILE. Users that do not pass throw, naming each wrong user and field: the compiler cannot see
+   * users read from JSON.
    */
-  readonly users?: readonly unknown[];
+  readonly users?: readonly components['schemas']['UserInput'][];
   /**
    * Every answer held back this many milliseconds, or a number drawn from `[min, max]` each time, as
    * `make sandbox SANDBOX_LATENCY_MS=200-800` does: to see loading states. A request's own `?delay=` wins.
