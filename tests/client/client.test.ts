@@ -87,6 +87,7 @@ test("a refused write says in seconds when to try again: retryAfter, on the outc
     if (refused.status !== 429) return;
     expect(refused.retryAfter).toBe(Number(refused.response.headers.get('retry-after')));
     expect(refused.retryAfter).toBeGreaterThan(0);
+    expect(refused.headers['Retry-After']).toBe(refused.retryAfter);
     expect(refused.error.type).toBe('urn:user-records:problem:too-many-writes');
     const failing = changeUser(client, '/users/{id}', 2, () => ({ lastName: 'Later' }));
     await expect(failing).rejects.toMatchObject({ name: 'UserRecordsProblem', response: { status: 429 }, retryAfter: expect.any(Number) });
