@@ -1,7 +1,7 @@
 import type { Client, MaybeOptionalInit } from 'openapi-fetch';
 import type { PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import type { Outcome } from './outcome.js';
-import type { ClientPaths, Exact, SandboxClientPaths } from './paths.js';
+import type { ClientPaths, SandboxClientPaths } from './paths.js';
 
 // The typed client's own types: which paths, parameters and bodies each method takes, and what it answers.
 
@@ -25,18 +25,41 @@ type AllowedInit<Paths extends AnyPaths, M extends Method, P extends string> = N
   MaybeOptionalInit<PathItem<Paths, M, P>, M & keyof PathItem<Paths, M, P>>
 >;
 /**
- * No member the operation does not have: at the top (`param` for `params`), and deeply in `params` and `body`
- * (`serach`, `emial`). openapi-fetch infers `init`, and TypeScript checks no excess members of an inferred type.
+ * The type of a member the operation does not have, which the compiler names in its error
+ * (`UnknownMember<"emial", "the body of POST /users">`). An object, not a message string: a string would meet
+ * a `true` or a `1` given for the member in an intersection that TypeScript reduces to `never`, and every other
+ * member would then be reported in its place.
  */
-type NoExcess<Init, Allowed> = { [K in keyof Init]: K extends keyof Allowed ? unknown : never } & (Init extends { params: infer Given }
-  ? { params: Exact<Allowed extends { params?: infer Shape } ? Shape : never, Given> }
+type UnknownMember<Name, Where extends string> = { [Message in `'${Name & (string | number)}' is not a member of ${Where}`]: never };
+/**
+ * `Given` with every member `Shape` does not have typed as the message that names it, deeply: an object literal
+ * passed where openapi-fetch infers its type is not checked for excess members, so `emial` would pass silently.
+ */
+type Exact<Shape, Given, Where extends string> = Given extends readonly unknown[]
+  ? Given
+  : Given extends object
+    ? {
+        [K in keyof Given]: K extends keyof NonNullable<Shape>
+          ? Exact<NonNullable<Shape>[K], Given[K], `${K & (string | number)} in ${Where}`>
+          : UnknownMember<K, Where>;
+      }
+    : Given;
+/**
+ * No member the operation does not have: at the top (`param` for `params`), and deeply in `params` and `body`
+ * (`serach`, `emial`). `Where` is the operation (`POST /users`), for the messages.
+ */
+type NoExcess<Init, Allowed, Where extends string> = {
+  [K in keyof Init]: K extends keyof Allowed ? unknown : UnknownMember<K, `the init of ${Where}`>;
+} & (Init extends { params: infer Given }
+  ? { params: Exact<Allowed extends { params?: infer Shape } ? Shape : never, Given, `the params of ${Where}`> }
   : unknown) &
-  (Init extends { body: infer Given } ? { body: Exact<Allowed extends { body?: infer Shape } ? Shape : never, Given> } : unknown);
+  (Init extends { body: infer Given } ? { body: Exact<Allowed extends { body?: infer Shape } ? Shape : never, Given, `the body of ${Where}`> } : unknown);
 /**
  * openapi-fetch's rule for its `init` parameter: required when the operation has required parameters or a body.
  * Without openapi-fetch's `[key: string]: unknown`, which lets any member through where every member is optional.
  */
-type InitParam<Init, Allowed> = RequiredKeysOf<Init> extends never ? [(Init & NoExcess<Init, Allowed>)?] : [Init & NoExcess<Init, Allowed>];
+type InitParam<Init, Allowed, Where extends string> =
+  RequiredKeysOf<Init> extends never ? [(Init & NoExcess<Init, Allowed, Where>)?] : [Init & NoExcess<Init, Allowed, Where>];
 
 /**
  * A method of the client: the path checked first (a path the contract does not have is an error that names it,
@@ -48,7 +71,7 @@ type CheckedMethod<Paths extends AnyPaths, M extends Method> = <
   Init extends MaybeOptionalInit<PathItem<Paths, M, P>, M & keyof PathItem<Paths, M, P>>,
 >(
   url: KnownPath<Paths, M, P>,
-  ...init: InitParam<Init, AllowedInit<Paths, M, P>>
+  ...init: InitParam<Init, AllowedInit<Paths, M, P>, `${Uppercase<M>} ${P}`>
 ) => Promise<Outcome<OperationOf<Paths, M, P>, Init>>;
 
 /** The methods of a client of the variant with `Paths`: `GET`, `PUT`, `POST`, `DELETE`, `PATCH`. */

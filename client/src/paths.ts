@@ -51,13 +51,3 @@ export type ClientPaths = WithSort<paths>;
  * `delay` and `Prefer`, and `POST /__sandbox/reset`. What a client of the sandbox or the MSW handlers may send.
  */
 export type SandboxClientPaths = WithSort<sandboxPaths>;
-
-/**
- * `Given` with every member `Shape` does not have typed `never`, deeply: an object literal passed where openapi-fetch
- * infers its type is not checked for excess members, so `emial` or `serach` would pass silently.
- */
-export type Exact<Shape, Given> = Given extends readonly unknown[]
-  ? Given
-  : Given extends object
-    ? { [K in keyof Given]: K extends keyof NonNullable<Shape> ? Exact<NonNullable<Shape>[K], Given[K]> : never }
-    : Given;

@@ -99,13 +99,15 @@ export { asMsw };
   await expect(run(join(root, 'node_modules/.bin/tsc'), ['-p', scratch], { cwd: scratch })).resolves.toBeDefined();
 });
 
-test('a path the contract does not have is a compile error that names it', async () => {
+test('a path or a member the contract does not have is a compile error that names it', async () => {
   writeFileSync(
     join(scratch, 'unknown.ts'),
     `import { createUserRecordsClient } from '@user-records/client';
 const client = createUserRecordsClient({ baseUrl: 'http://127.0.0.1:3000' });
 export const nope = client.GET('/nope');
 export const wrongMethod = client.POST('/users/{id}', { params: { path: { id: 1 } } });
+export const typo = client.POST('/users', { body: { firstName: 'A', lastName: 'B', email: 'a@example.com', emial: 'a@example.com' } });
+export const misspelt = client.GET('/users', { sginal: AbortSignal.timeout(1000) });
 `,
   );
   const options = { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] };
@@ -118,6 +120,8 @@ export const wrongMethod = client.POST('/users/{id}', { params: { path: { id: 1 
   expect(failed).toContain(
     `Argument of type '"/users/{id}"' is not assignable to parameter of type '"/users/{id} is not a POST path of the User Records Service"'.`,
   );
+  expect(failed).toContain(`Type 'string' is not assignable to type 'UnknownMember<"emial", "the body of POST /users">'.`);
+  expect(failed).toContain(`Object literal may only specify known properties, but 'sginal' does not exist in type`);
 });
 
 test.each([
