@@ -1,9 +1,11 @@
 // What changed between two versions of the contract, and how far each change reaches: api-smart-diff
 // classifies each change of an OpenAPI 3.0 document as breaking, non-breaking, deprecated, annotation or
-// unclassified, resolving each $ref at the place that uses it. Two of its answers are replaced here:
+// unclassified, resolving each $ref at the place that uses it. Three of its answers are replaced here:
 // - security requirements: it calls a requirement added to an open operation non-breaking, and one
 //   removed breaking; a client sees the opposite (compared below per operation, the document's default
 //   included);
+// - response headers' schemas: it leaves their changes unclassified, as if text; a header whose type changed
+//   is parsed otherwise by every client (headerSchemaType below);
 // - its descriptions: they name no subject for many changes ("[Added]  in header parameter") and misname
 //   others (a response's media type as "Request Body content"), so each change is described here from
 //   where it is in the document.
@@ -160,6 +162,24 @@ function securityChanges(before, after) {
 
 const isSecurity = (path) => path[0] === 'security' || (path[0] === 'paths' && path[3] === 'security');
 
+/** Keywords that bound a value: one removed from an answer lets it carry values its clients never saw. */
+const BOUNDS = new Set(['maxLength', 'minLength', 'pattern', 'maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', 'enum', 'maxItems', 'minItems']);
+
+/**
+ * The class of a change to a response header's schema, which api-smart-diff leaves unclassified: its type or
+ * format changed (a client parses it otherwise), or a bound removed (it may carry values it never did), is
+ * breaking; a bound added or tightened narrows what clients get; anything else is text.
+ */
+function headerSchemaType(diff) {
+  const path = diff.path.map(String);
+  const at = path.indexOf('headers');
+  if (path[0] !== 'paths' || path[3] !== 'responses' || at !== 5 || path[7] !== 'schema' || diff.type !== 'unclassified') return diff.type;
+  const keyword = path[8];
+  if (keyword === undefined || keyword === 'type' || keyword === 'format') return 'breaking';
+  if (BOUNDS.has(keyword)) return diff.action === 'add' ? 'non-breaking' : 'breaking';
+  return 'annotation';
+}
+
 /**
  * The changes from `before` to `after` (OpenAPI documents as data), each with its class, the operation it
  * is at (none for the document as a whole) and its description. Changes to info.version are not counted.
@@ -170,6 +190,6 @@ export function contractChanges(before, after) {
     .filter((diff) => !(diff.path[0] === 'info' && diff.path[1] === 'version'))
     .filter((diff) => !(diff.path[0] === 'components' && REFERENCED.has(diff.path[1])))
     .filter((diff) => !isSecurity(diff.path))
-    .map((diff) => ({ type: diff.type, at: where(diff.path), description: described(diff, before, after) }));
+    .map((diff) => ({ type: headerSchemaType(diff), at: where(diff.path), description: described(diff, before, after) }));
   return [...changes, ...securityChanges(before, after)];
 }

@@ -62,15 +62,6 @@ export const runtimeContractDocument: Readonly<Record<string, unknown>> = JSON.p
 `;
 }
 
-/** A string schema whose pattern admits decimal digits only, such as Retry-After's `^[0-9]{1,9}$`: a whole number. */
-const DIGITS_ONLY = /^\^(\[0-9\]|\\d)(\+|\{\d+(,\d*)?\})\$$/;
-
-/** `number` for a header whose schema is a number, or a string of digits only; `string` for any other. */
-function headerKind(schema) {
-  if (schema?.type === 'integer' || schema?.type === 'number') return 'number';
-  return schema?.type === 'string' && DIGITS_ONLY.test(schema.pattern ?? '') ? 'number' : 'string';
-}
-
 /** Every operation's declared response headers by status, and which headers are numbers. */
 function headersModule() {
   const byOperation = {};
@@ -81,7 +72,8 @@ function headersModule() {
       const statuses = {};
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const names = Object.entries(resolve(response).headers ?? {}).map(([name, declared]) => {
-          const kind = headerKind(resolve(resolve(declared).schema));
+          const type = resolve(resolve(declared).schema)?.type;
+          const kind = type === 'integer' || type === 'number' ? 'number' : 'string';
           if (kinds.has(name) && kinds.get(name) !== kind) throw new Error(`header ${name} is a ${kinds.get(name)} in one answer and a ${kind} in another`);
           kinds.set(name, kind);
           return name;
@@ -100,10 +92,8 @@ function headersModule() {
 /** operationId → status → the names of the headers that answer declares, as the contract spells them. */
 export const responseHeaders: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = ${JSON.stringify(byOperation)};
 
-/** The headers whose schema is a number, or a string of digits only (Retry-After's seconds). */
-export type NumericHeader = ${numeric.map((name) => JSON.stringify(name)).join(' | ') || 'never'};
-/** The same headers, which the client gives as numbers. */
-export const numericHeaders: ReadonlySet<string> = new Set<NumericHeader>(${JSON.stringify(numeric)});
+/** The headers whose schema is a number: the client gives them as numbers. */
+export const numericHeaders: ReadonlySet<string> = new Set(${JSON.stringify(numeric)});
 `;
 }
 

@@ -1,6 +1,6 @@
 import type { ParseAsResponse } from 'openapi-fetch';
 import type { components } from '../../generated/api.js';
-import { numericHeaders, responseHeaders, type NumericHeader } from '../../generated/response-headers.js';
+import { numericHeaders, responseHeaders } from '../../generated/response-headers.js';
 import type { ProblemKind } from '../../server/kit.js';
 
 // What a call of the typed client gives back: one member per status the contract declares for the operation,
@@ -17,11 +17,8 @@ export type Problem = Omit<components['schemas']['Problem'], 'type'> & { type: P
 type ResponsesOf<Operation> = Operation extends { responses: infer Responses } ? Responses : never;
 /** The body of a declared response, whichever media type; `undefined` for one without content (204, 304). */
 type BodyOf<Response> = Response extends { content: infer Content } ? Content[keyof Content] : undefined;
-/**
- * The declared headers, without openapi-typescript's `[name: string]: unknown`; numbers as numbers, Retry-After's
- * digits too, as the client reads them (numericHeaders), so that it agrees with `retryAfter`.
- */
-type Declared<Headers> = { [Name in keyof Headers as string extends Name ? never : Name]: Name extends NumericHeader ? number : Headers[Name] };
+/** The declared headers, without openapi-typescript's `[name: string]: unknown`. */
+type Declared<Headers> = { [Name in keyof Headers as string extends Name ? never : Name]: Headers[Name] };
 type HeadersOf<Response> = Response extends { headers: infer Headers } ? Declared<Headers> : Record<never, never>;
 type Strict<Body> = Body extends components['schemas']['Problem'] ? Problem : Body;
 type RetryOf<Response> = 'Retry-After' extends keyof HeadersOf<Response> ? { readonly retryAfter: number } : unknown;

@@ -85,6 +85,11 @@ const breaking: Array<[string, (contract: Contract) => void, RegExp]> = [
     },
     /^removed media type application\/merge-patch\+json of the request body$/,
   ],
+  [
+    "a response header's changed type",
+    (contract) => (contract.components.headers.XTotalCount.schema = { type: 'string', maxLength: 10 }),
+    /^changed `type` of header `X-Total-Count` of response 200: "integer" → "string"$/,
+  ],
   ['a removed declared status', (contract) => delete contract.paths['/users/{id}'].get.responses['404'], /^removed response 404$/],
 ];
 
