@@ -1322,9 +1322,9 @@ export interface components {
         /** @description `true` when this is the stored response to an earlier request from this client with the same `Idempotency-Key`. */
         IdempotentReplayed: "true";
         /** @description Seconds to wait before trying again. */
-        RetryAfter: string;
+        RetryAfter: number;
         /** @description Seconds until this client's window of writes ends and writes are counted anew. */
-        RetryAfterRefusedWrite: string;
+        RetryAfterRefusedWrite: number;
         /** @description What is left of the writes quota when a write is refused (draft-ietf-httpapi-ratelimit-headers) - none, `r=0`, for `t` seconds more. */
         RateLimitRefusedWrite: string;
         /** @description The quota policy of the limit that counted the request (draft-ietf-httpapi-ratelimit-headers), per

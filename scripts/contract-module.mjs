@@ -51,9 +51,24 @@ function withoutProse(value, inProperties = false) {
   );
 }
 
+/**
+ * What else answers never read: an operation's `security: []` (it says what no `security` says, for tools that
+ * ask every operation to say it) and a parameter's `example` (for tools that build requests from the contract).
+ */
+function withoutToolHints(value, key) {
+  if (Array.isArray(value)) return value.map((item) => withoutToolHints(item));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([name, inner]) => !(name === 'security' && Array.isArray(inner) && inner.length === 0))
+      .filter(([name]) => !(key === 'parameter' && name === 'example'))
+      .map(([name, inner]) => [name, withoutToolHints(inner, key === 'parameters' ? 'parameter' : name)]),
+  );
+}
+
 function runtimeModule() {
   const { openapi, info, servers, paths, components } = document;
-  const runtime = withoutProse({ openapi, info: { title: info.title, version: info.version }, servers, paths, components });
+  const runtime = withoutToolHints(withoutProse({ openapi, info: { title: info.title, version: info.version }, servers, paths, components }));
   return `${header}// The contract without its prose: every path, parameter, schema, response and example that validation and
 // answers read, and none of the descriptions people read (the whole of it is generated/sandbox-contract.ts).
 
