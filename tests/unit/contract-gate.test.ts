@@ -67,7 +67,14 @@ const breaking: Array<[string, (contract: Contract) => void, RegExp]> = [
     (contract) => (contract.paths['/users'].get.security = [{ basic: [] }]),
     /^now requires credentials \(`basic`\)$/,
   ],
-  ['credentials required of every operation by default', (contract) => (contract.security = [{ basic: [] }]), /^now requires credentials/],
+  [
+    'credentials required by a default an operation takes',
+    (contract) => {
+      contract.security = [{ basic: [] }];
+      delete contract.paths['/users'].get.security;
+    },
+    /^now requires credentials/,
+  ],
   [
     'a removed response media type',
     (contract) => {
