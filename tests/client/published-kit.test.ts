@@ -23,6 +23,7 @@ let app: string;
 /** A fresh clone of this repository, with nothing installed: where a maintainer publishes from. */
 let clone: string;
 let published: { stdout: string; stderr: string };
+let rehearsal: { stdout: string; stderr: string };
 /** The publish command of docs/frontend.md marked `id`, run in the clone against the test's registry. */
 const publishAsDocumented = (id: string) =>
   run('bash', ['-c', docBlock('docs/frontend.md', id, [['https://npm.example.internal', registry.url]])], { cwd: clone, env: registry.env });
@@ -30,6 +31,8 @@ beforeAll(async () => {
   registry = await startRegistry();
   clone = mkdtempSync(join(tmpdir(), 'client-clone-'));
   await run('git', ['clone', '--quiet', ROOT, clone]);
+  // A maintainer's rehearsal first: it must build too (the build tools' install is no dry run).
+  rehearsal = await run('npm', ['publish', '--dry-run'], { cwd: join(clone, 'client'), env: registry.env });
   published = await publishAsDocumented('publish');
   app = mkdtempSync(join(tmpdir(), 'frontend-app-'));
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'frontend-app', private: true, type: 'module' }));
@@ -55,6 +58,8 @@ test('a fresh clone publishes the package as docs/frontend.md says: no root inst
   expect(published.stdout).toContain(`@user-records/client@${version}: the contract is the released openapi/released/${version}.yaml`);
   expect(published.stdout).toContain(`+ @user-records/client@${version}`);
   expect(published.stderr).not.toMatch(/npm warn/i);
+  expect(rehearsal.stdout).toContain(`+ @user-records/client@${version}`);
+  expect(rehearsal.stderr).not.toMatch(/npm warn/i);
   const record = await packument();
   expect(record.versions[version]?.bin).toEqual({ 'user-records-sandbox': 'bin/user-records-sandbox.js' });
   const tarball = join(clone, 'published.tgz');
