@@ -9,9 +9,15 @@ import type { ClientPaths } from './paths.js';
 export type ListPath = '/api/users' | '/users';
 /** The query of a list, as its GET takes it. */
 export type ListQuery<P extends ListPath> = NonNullable<ClientPaths[P]['get']['parameters']['query']>;
-/** One page of a list: its users, in the shape of the path, and the response they came in. */
+/** The headers of a list's page, as the contract declares and types them. */
+type ListHeaders<P extends ListPath> = ClientPaths[P]['get']['responses'][200]['headers'];
+/** One page of a list: its users in the shape of the path, the list's count, and the response they came in. */
 export interface Page<P extends ListPath> {
   readonly items: P extends '/api/users' ? components['schemas']['DemoUser'][] : components['schemas']['User'][];
+  /** How many users match the list's filters (`X-Total-Count`). */
+  readonly total: ListHeaders<P>['X-Total-Count'];
+  /** Whether `total` is the exact count, `eq`, or a lower bound, `gte` (`X-Total-Count-Relation`): a search stops counting. */
+  readonly totalRelation: ListHeaders<P>['X-Total-Count-Relation'];
   readonly response: Response;
 }
 
@@ -31,7 +37,7 @@ function nextLink(response: Response): string | undefined {
  * read (a mock such as Prism offers the same one on every answer) and after `maxPages` (1,000). A problem
  * answer throws a UserRecordsProblem.
  *
- *     for await (const { items } of pages(client, '/users', { limit: 100 })) render(items);
+ *     for await (const { items, total } of pages(client, '/users', { limit: 100 })) render(items, total);
  */
 export async function* pages<P extends ListPath>(
   client: AnyUserRecordsClient,
@@ -45,7 +51,11 @@ export async function* pages<P extends ListPath>(
     const outcome = (await client.GET(path as '/users', { params: { query: params } } as never)) as AnyOutcome;
     if (outcome.error !== undefined) throw problemOf(outcome);
     const items = (path === '/api/users' ? (outcome.data as { data: unknown[] }).data : outcome.data) as Page<P>['items'];
-    yield { items, response: outcome.response };
+    const [total, totalRelation] = [outcome.headers['X-Total-Count'], outcome.headers['X-Total-Count-Relation']] as [
+      Page<P>['total'],
+      Page<P>['totalRelation'],
+    ];
+    yield { items, total, totalRelation, response: outcome.response };
     const next = nextLink(outcome.response);
     if (next === undefined || followed.has(next)) return;
     followed.add(next);
