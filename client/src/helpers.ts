@@ -2,5 +2,5 @@
 // time (list-pages.ts), and change a user without losing another client's change (change-user.ts). Browser-safe.
 
 export { UserRecordsProblem } from './helper-answers.js';
-export { pages, type ListPath, type ListQuery, type Page } from './list-pages.js';
+export { pages, readPage, type ListPath, type ListQuery, type Page, type PageLinks } from './list-pages.js';
 export { changeUser, type ChangedUser, type UserPath } from './change-user.js';

@@ -1,4 +1,4 @@
-import { createUserRecordsClient, pages } from '../../client/src/index.js';
+import { createUserRecordsClient, pages, readPage } from '../../client/src/index.js';
 
 // Compiled by `tsc --noEmit` (make test), never run: the helpers' types are the contract's, not text or any;
 // each @ts-expect-error must meet a real type error.
@@ -16,4 +16,29 @@ export async function listTypes(): Promise<void> {
     const unknown: 'exact' = page.totalRelation;
     void [total, relation, text, unknown];
   }
+}
+
+export async function pageTypes(): Promise<void> {
+  const client = createUserRecordsClient({ baseUrl: 'http://127.0.0.1:3000' });
+
+  // Shape A's page links first, prev, next and last; each is a query that readPage takes again.
+  const demo = await readPage(client, '/api/users', { per_page: 10, sort: 'last_name' });
+  const nextNumber: number | undefined = demo.next?.page;
+  const cursor: string | undefined = demo.prev?.cursor;
+  if (demo.last) await readPage(client, '/api/users', demo.last);
+  const first: string | undefined = demo.items[0]?.first_name;
+  void [nextNumber, cursor, first];
+  // @ts-expect-error a page number is a number
+  const numberText: string | undefined = demo.next?.page;
+  void numberText;
+
+  // Shape B's list links next alone, with a cursor and no page number.
+  const local = await readPage(client, '/users', { limit: 10 });
+  if (local.next) await readPage(client, '/users', local.next);
+  // @ts-expect-error shape B's Link has no prev
+  void local.prev;
+  // @ts-expect-error shape B's pages have no number
+  void local.next?.page;
+  // @ts-expect-error shape B's list takes no per_page
+  await readPage(client, '/users', { per_page: 10 });
 }
