@@ -155,7 +155,7 @@ test('a sandbox client sends the sandbox\\'s controls: Prefer answers the contra
     join(app, 'docs-example.ts'),
     `// What the example leaves to its reader.\ndeclare const savedEtag: string;\ndeclare function useCached(): void;\ndeclare function retry(): void;\ndeclare function render(users: readonly { id: number }[]): void;\n${docsBlock("import { createUserRecordsClient } from '@user-records/client';")}export {};\n`,
   );
-  writeFileSync(join(app, 'sandbox-example.ts'), `${docsBlock("import { createSandboxClient } from '@user-records/client';")}export {};\n`);
+  writeFileSync(join(app, 'sandbox-example.ts'), `${docsBlock("import { createSandboxClient, preferFor } from '@user-records/client';")}export {};\n`);
   writeFileSync(
     join(app, 'tsconfig.json'),
     JSON.stringify({

@@ -1,4 +1,4 @@
-import { createUserRecordsClient, pages, readPage } from '../../client/src/index.js';
+import { createSandboxClient, createUserRecordsClient, pages, preferFor, readPage } from '../../client/src/index.js';
 
 // Compiled by `tsc --noEmit` (make test), never run: the helpers' types are the contract's, not text or any;
 // each @ts-expect-error must meet a real type error.
@@ -41,4 +41,22 @@ export async function pageTypes(): Promise<void> {
   void local.next?.page;
   // @ts-expect-error shape B's list takes no per_page
   await readPage(client, '/users', { per_page: 10 });
+}
+
+export function preferTypes(): void {
+  const sandbox = createSandboxClient({ baseUrl: 'http://127.0.0.1:4011' });
+
+  // Prefer goes to operations of the sandbox, each asking for a status it declares.
+  sandbox.use(preferFor({ 'POST /users': 'code=429', 'GET /users/{id}': 'code=404', 'PATCH /api/users/{id}': 'code=422, example=invalidEmail' }));
+  preferFor({ 'GET /users': 'example=search', 'POST /__sandbox/reset': 'code=503' });
+  // @ts-expect-error GET /users declares no 429
+  preferFor({ 'GET /users': 'code=429' });
+  // @ts-expect-error DELETE /users/{id} declares no 201
+  preferFor({ 'DELETE /users/{id}': 'code=201' });
+  // @ts-expect-error /users/{id} has no POST
+  preferFor({ 'POST /users/{id}': 'code=404' });
+  // @ts-expect-error the method in capitals, as the request sends it
+  preferFor({ 'post /users': 'code=429' });
+  // @ts-expect-error a preference is code= or example=, as the sandbox reads it
+  preferFor({ 'POST /users': '429' });
 }
