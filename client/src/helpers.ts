@@ -4,5 +4,13 @@
 
 export { UserRecordsProblem } from './helper-answers.js';
 export { pages, readPage, type ListPath, type ListQuery, type Page, type PageLinks } from './list-pages.js';
-export { changeUser, type ChangedUser, type UserPath } from './change-user.js';
+export {
+  changeUser,
+  type ChangedUser,
+  type ChangeUserOptions,
+  type ChangeUserResult,
+  type KnownUser,
+  type UserConflict,
+  type UserPath,
+} from './change-user.js';
 export { preferFor, type PreferenceOf, type Preferences, type SandboxOperation } from './prefer-for.js';

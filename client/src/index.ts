@@ -12,7 +12,18 @@ export { retryAfterSeconds } from './outcome.js';
 export { sortFields, type ClientPaths, type DemoSort, type LocalSort, type SandboxClientPaths, type SortOf } from './paths.js';
 export type { AnyUserRecordsClient, UserRecordsClient } from './client-types.js';
 export { changeUser, pages, UserRecordsProblem, type ChangedUser, type ListPath, type ListQuery, type Page, type UserPath } from './helpers.js';
-export { preferFor, readPage, type PageLinks, type PreferenceOf, type Preferences, type SandboxOperation } from './helpers.js';
+export {
+  preferFor,
+  readPage,
+  type ChangeUserOptions,
+  type ChangeUserResult,
+  type KnownUser,
+  type PageLinks,
+  type PreferenceOf,
+  type Preferences,
+  type SandboxOperation,
+  type UserConflict,
+} from './helpers.js';
 
 /** HTTP Basic credentials, issued out of band. */
 export interface BasicCredentials {

@@ -1,4 +1,4 @@
-import { createSandboxClient, createUserRecordsClient, pages, preferFor, readPage } from '../../client/src/index.js';
+import { changeUser, createSandboxClient, createUserRecordsClient, pages, preferFor, readPage } from '../../client/src/index.js';
 
 // Compiled by `tsc --noEmit` (make test), never run: the helpers' types are the contract's, not text or any;
 // each @ts-expect-error must meet a real type error.
@@ -59,4 +59,35 @@ export function preferTypes(): void {
   preferFor({ 'post /users': 'code=429' });
   // @ts-expect-error a preference is code= or example=, as the sandbox reads it
   preferFor({ 'POST /users': '429' });
+}
+
+export async function changeTypes(): Promise<void> {
+  const client = createUserRecordsClient({ baseUrl: 'http://127.0.0.1:3000' });
+
+  // A conflict is told apart from the change before the changed user can be read.
+  const result = await changeUser(client, '/users/{id}', 2, () => ({ lastName: 'Wren' }));
+  // @ts-expect-error the result may be a conflict, which has no user of its own
+  void result.user;
+  if (result.conflict) {
+    const theirs: string = result.current.user.lastName;
+    const etag: string = result.current.etag;
+    const status: number = result.problem.status;
+    void [theirs, etag, status];
+    await changeUser(client, '/users/{id}', 2, () => ({ lastName: 'Wren' }), { known: result.current });
+  } else {
+    const mine: string = result.user.lastName;
+    void mine;
+  }
+  const demo = await changeUser(client, '/api/users/{id}', 2, () => ({ name: 'Tobias Wren' }));
+  if (demo.conflict) {
+    const first: string = demo.current.user.first_name;
+    // @ts-expect-error shape A's user has first_name
+    void demo.current.user.firstName;
+    void first;
+  }
+
+  // Retrying is asked for in so many words; attempts counts its tries.
+  await changeUser(client, '/users/{id}', 2, (user) => ({ lastName: `${user.lastName}!` }), { retry: true, attempts: 5 });
+  // @ts-expect-error attempts without retry: true would not retry
+  await changeUser(client, '/users/{id}', 2, () => ({ lastName: 'Wren' }), { attempts: 5 });
 }
