@@ -54,7 +54,3 @@ export function answersHost(allowed: AllowedHosts, host: string | undefined): bo
   const name = hostNameOf(host);
   return cannotBeRebound(name) || allowed.names.has(name);
 }
-
-/** The detail of the 421 a request naming `host` gets. */
-export const misdirectedDetail = (host: string, excerpt: (text: string) => string) =>
-  `This server does not answer for the host ${excerpt(hostNameOf(host))}: it answers its IP addresses, localhost, and the names ALLOWED_HOSTS lists.`;

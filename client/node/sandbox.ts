@@ -4,9 +4,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { parseInteger, parseLatency } from '../../server/config-defaults.js';
-import { allowedHostsFor, answersHost, misdirectedDetail, parseHostNames } from '../../server/host-names.js';
-import { excerpt } from '../../server/http/errors/excerpt.js';
-import { asUriReference, HttpProblem, problemDocument } from '../../server/http/errors/problem.js';
+import { allowedHostsFor, answersHost, parseHostNames } from '../../server/host-names.js';
+import { asUriReference, problemDocument } from '../../server/http/errors/problem.js';
+import { misdirected } from '../../server/http/security/misdirected.js';
 import { localOriginCors } from '../../server/http/security/cors-policy.js';
 import type { BasicCredentials } from '../src/index.js';
 import { createInMemoryService } from '../src/service.js';
@@ -72,10 +72,7 @@ export async function startSandbox({ port = 4011, host = '127.0.0.1', credential
   const allowed = allowedHostsFor(allowedHosts, host);
   const server: Server = createServer((req, res) => {
     if (!answersHost(allowed, req.headers.host)) {
-      const { status, headers, body } = problemDocument(
-        new HttpProblem('misdirected-request', misdirectedDetail(req.headers.host!, excerpt)),
-        asUriReference(new URL(req.url ?? '/', 'http://sandbox').pathname),
-      );
+      const { status, headers, body } = problemDocument(misdirected(req.headers.host!), asUriReference(new URL(req.url ?? '/', 'http://sandbox').pathname));
       res.writeHead(status, { ...headers, 'Content-Type': 'application/problem+json' }).end(body);
       return;
     }

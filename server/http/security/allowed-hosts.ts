@@ -1,7 +1,6 @@
 import type { Middleware } from 'koa';
-import { answersHost, misdirectedDetail, type AllowedHosts } from '../../host-names.js';
-import { excerpt } from '../errors/excerpt.js';
-import { HttpProblem } from '../errors/problem.js';
+import { answersHost, type AllowedHosts } from '../../host-names.js';
+import { misdirected } from './misdirected.js';
 
 /**
  * Refuses (421) a request whose Host names a host this server does not answer for (config.allowedHosts): what a
@@ -12,6 +11,6 @@ export function allowedHosts(allowed: AllowedHosts): Middleware {
   return (ctx, next) => {
     const host = ctx.req.headers.host;
     if (answersHost(allowed, host)) return next();
-    throw new HttpProblem('misdirected-request', misdirectedDetail(host!, excerpt));
+    throw misdirected(host!);
   };
 }
