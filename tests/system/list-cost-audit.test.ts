@@ -19,6 +19,12 @@ const BUDGET_MS = 100;
  * GET costs in the same run, so that load beside the test cannot fail it while unbounded work still would.
  */
 const BUSY_FACTOR = 40;
+/**
+ * "About" the budget: a search that stops when its SEARCH_BUDGET_MS is spent costs close to the budget by design,
+ * so a few milliseconds over it are the clock's and the machine's, not work that grows with the store, which
+ * would be over it many times.
+ */
+const ABOUT = 1.25;
 
 const SORTS = {
   A: ['', 'id', '-email', 'last_name', 'first_name,last_name', '-last_name,first_name', 'first_name,-email', 'last_name,first_name,email'],
@@ -111,7 +117,7 @@ const RETRIES = 3;
  * grows with the store is over the bound every time.
  */
 async function overBudget(server: ServerProcess, cost: Cost, results: readonly Result[]): Promise<Result[]> {
-  const bound = async () => Math.max(BUDGET_MS, BUSY_FACTOR * (await cost(`${server.url}/api/users/1`)).ms);
+  const bound = async () => Math.max(ABOUT * BUDGET_MS, BUSY_FACTOR * (await cost(`${server.url}/api/users/1`)).ms);
   const over: Result[] = [];
   for (const result of results) {
     let ms = result.ms;
